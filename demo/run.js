@@ -1,0 +1,30 @@
+// npm run demo: the action's main job against a demo identity provider and service on 127.0.0.1,
+// run exactly as a runner runs it; prints the log as a workflow run shows it, then the outputs.
+import { DEMO_CLIENT, startDemoServers } from './servers.js'
+import { runAction } from './runner.js'
+
+const servers = await startDemoServers()
+try {
+  const run = await runAction({
+    'client-id': DEMO_CLIENT.id,
+    'client-secret': DEMO_CLIENT.secret,
+    'auth-url': servers.authUrl,
+    audience: DEMO_CLIENT.audience,
+    'base-url': servers.baseUrl
+  })
+  console.log(`Demo identity provider: ${servers.authUrl}\nDemo service:           ${servers.baseUrl}\n`)
+  console.log('--- Step log, as the runner shows it ---')
+  console.log(run.log.trimEnd())
+  console.log(`\n--- Exit code: ${run.code} ---\n`)
+  console.log('--- Step outputs ---')
+  for (const [name, value] of Object.entries(run.outputs)) {
+    const shown = name === 'token' ? '***' : value.length > 100 ? `${value.slice(0, 100)}… (${value.length} characters)` : value
+    console.log(`${name}: ${shown}`)
+  }
+  console.log('\n--- Job summary (Markdown) ---')
+  console.log(run.summary.trimEnd())
+  run.cleanup()
+  process.exitCode = run.code
+} finally {
+  await servers.close()
+}

@@ -1,0 +1,113 @@
+// Runs dist/index.js the way a GitHub runner does: action.yml defaults applied, inputs as INPUT_*
+// variables, file commands in temp files, and the log masked by ::add-mask:: as the runner masks it.
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse } from 'yaml'
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const action = parse(readFileSync(join(root, 'action.yml'), 'utf8'))
+
+/** The INPUT_* environment a runner builds: the given inputs over action.yml's defaults. */
+export function inputEnv(inputs) {
+  const env = {}
+  for (const [name, spec] of Object.entries(action.inputs)) {
+    const value = inputs[name] ?? spec.default
+    if (value !== undefined) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = String(value)
+  }
+  for (const name of Object.keys(inputs)) {
+    if (!(name in action.inputs)) throw new Error(`action.yml has no input ${name}`)
+  }
+  return env
+}
+
+/** Parses a GITHUB_OUTPUT / GITHUB_ENV file: name<<delimiter lines, or name=value lines. */
+export function parseFileCommands(text) {
+  const values = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2], i + 1)
+      values[heredoc[1]] = lines.slice(i + 1, end).join('\n')
+      i = end
+    } else if (line.includes('=')) {
+      values[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1)
+    }
+  }
+  return values
+}
+
+function unescapeCommand(value) {
+  return value.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')
+}
+
+/**
+ * The log as the runner shows it: ::add-mask:: lines hidden, every masked value after them as ***,
+ * ::debug:: lines only in debug mode.
+ */
+export function maskLog(raw, debug = false) {
+  const masks = []
+  const shown = []
+  for (const line of raw.split('\n')) {
+    const add = /^::add-mask::(.*)$/.exec(line)
+    if (add) {
+      const value = unescapeCommand(add[1])
+      for (const v of [value, ...value.split(/\r?\n/)]) if (v) masks.push(v)
+      continue
+    }
+    if (!debug && line.startsWith('::debug::')) continue
+    let out = line
+    for (const m of [...masks].sort((a, b) => b.length - a.length)) out = out.split(m).join('***')
+    shown.push(out)
+  }
+  return shown.join('\n')
+}
+
+/**
+ * Runs the action once. Returns its exit code, raw stdout and stderr, the log as a runner shows
+ * it, the outputs, exported variables and job summary it wrote, and its RUNNER_TEMP.
+ */
+export async function runAction(inputs, { env = {}, debug = false, entry = join(root, 'dist', 'index.js') } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'm2m-runner-'))
+  const files = { GITHUB_OUTPUT: 'output', GITHUB_ENV: 'env', GITHUB_STEP_SUMMARY: 'summary', GITHUB_STATE: 'state', GITHUB_PATH: 'path' }
+  const fileEnv = {}
+  for (const [name, file] of Object.entries(files)) {
+    fileEnv[name] = join(dir, file)
+    writeFileSync(fileEnv[name], '')
+  }
+  const runnerTemp = join(dir, 'temp')
+  mkdirSync(runnerTemp)
+  const childEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    RUNNER_TEMP: runnerTemp,
+    GITHUB_ACTIONS: 'true',
+    ...(debug ? { RUNNER_DEBUG: '1' } : {}),
+    ...fileEnv,
+    ...inputEnv(inputs),
+    ...env
+  }
+  const child = spawn(process.execPath, [entry], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', d => (stdout += d))
+  child.stderr.setEncoding('utf8').on('data', d => (stderr += d))
+  const code = await new Promise(resolve => child.on('close', resolve))
+  const read = name => readFileSync(fileEnv[name], 'utf8')
+  const result = {
+    code,
+    stdout,
+    stderr,
+    log: maskLog(stdout + stderr, debug),
+    outputs: parseFileCommands(read('GITHUB_OUTPUT')),
+    exported: parseFileCommands(read('GITHUB_ENV')),
+    summary: read('GITHUB_STEP_SUMMARY'),
+    runnerTemp,
+    cleanup: () => rmSync(dir, { recursive: true, force: true })
+  }
+  return result
+}

@@ -1,0 +1,314 @@
+import * as http from 'node:http'
+import * as https from 'node:https'
+import { HttpClient } from '@actions/http-client'
+import { getProxyUrl } from '@actions/http-client/lib/proxy'
+import { excerpt, redact } from './secrets.js'
+
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST'
+  readonly url: URL
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string
+  /** The request in retry lines: "token request", "targets request (page 2)". */
+  readonly what: string
+  /** What fails when it fails, after "Failed to": "exchange client credentials for a token". */
+  readonly action: string
+  readonly maxBytes: number
+}
+
+export interface HttpResponse {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: Buffer
+  readonly attempts: number
+}
+
+export interface HttpOptions {
+  readonly timeoutMs: number
+  readonly maxAttempts: number
+  readonly userAgent: string
+  readonly info: (message: string) => void
+  readonly debug: (message: string) => void
+  readonly sleep?: (ms: number) => Promise<void>
+  readonly random?: () => number
+  readonly now?: () => number
+}
+
+const RETRIED_STATUSES = new Set([408, 429, 500, 502, 503, 504])
+const RETRIED_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ATTEMPT_TIMEOUT'
+])
+const TLS_TRUST_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE'
+])
+export const MAX_SERVER_WAIT_MS = 60_000
+const BACKOFF_BASE_MS = 1_000
+const BACKOFF_CAP_MS = 20_000
+
+/** One request path for every call the action makes: timeout, size cap, redirects, retries. */
+export class Http {
+  private readonly clients = new Map<string, HttpClient>()
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly random: () => number
+  private readonly now: () => number
+
+  constructor(private readonly options: HttpOptions) {
+    this.sleep = options.sleep ?? (ms => new Promise(resolve => setTimeout(resolve, ms)))
+    this.random = options.random ?? Math.random
+    this.now = options.now ?? Date.now
+  }
+
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    const { maxAttempts } = this.options
+    for (let attempt = 1; ; attempt++) {
+      const started = this.now()
+      let reason: string
+      let serverWaitMs: number | undefined
+      try {
+        const res = await this.attempt(request)
+        this.options.debug(
+          `${request.method} ${redact(request.url.href)} -> ${res.status} in ${this.now() - started} ms (attempt ${attempt}/${maxAttempts})`
+        )
+        if (!RETRIED_STATUSES.has(res.status) || attempt >= maxAttempts) return { ...res, attempts: attempt }
+        reason = `HTTP ${statusText(res.status)}`
+        serverWaitMs = serverRequestedWait(res.headers, this.now())
+        if (serverWaitMs !== undefined && serverWaitMs > MAX_SERVER_WAIT_MS) {
+          const at = new Date(this.now() + serverWaitMs).toISOString()
+          throw new Error(
+            `Failed to ${request.action}: ${request.url.host} answered HTTP ${statusText(res.status)} and asks to retry ` +
+              `in ${Math.ceil(serverWaitMs / 1000)} s, longer than this step waits (${MAX_SERVER_WAIT_MS / 1000} s). Re-run after ${at}.`
+          )
+        }
+      } catch (err) {
+        if (!(err instanceof AttemptError)) throw err
+        this.options.debug(
+          `${request.method} ${redact(request.url.href)} failed after ${this.now() - started} ms: ${err.code} (attempt ${attempt}/${maxAttempts})`
+        )
+        if (!err.retryable || attempt >= maxAttempts) {
+          const tries = attempt > 1 ? ` (after ${attempt} attempts)` : ''
+          throw new Error(`Failed to ${request.action}: ${request.method} ${origin(request.url)} failed${tries}: ${err.message}`)
+        }
+        reason = err.message
+      }
+      const waitMs = serverWaitMs ?? Math.round(this.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)))
+      this.options.info(
+        `The ${request.what} failed on attempt ${attempt} of ${maxAttempts} (${reason}); retrying in ${(waitMs / 1000).toFixed(1)} s`
+      )
+      await this.sleep(waitMs)
+    }
+  }
+
+  dispose(): void {
+    for (const client of this.clients.values()) client.dispose()
+    this.clients.clear()
+  }
+
+  private agentFor(url: URL): http.Agent {
+    // http-client caches one agent per client regardless of protocol: keep a client per protocol.
+    let client = this.clients.get(url.protocol)
+    if (!client) {
+      client = new HttpClient(this.options.userAgent, [], { keepAlive: true })
+      this.clients.set(url.protocol, client)
+    }
+    return client.getAgent(url.href)
+  }
+
+  private attempt(request: HttpRequest): Promise<Omit<HttpResponse, 'attempts'>> {
+    const { url, maxBytes } = request
+    const transport = url.protocol === 'https:' ? https : http
+    const headers: Record<string, string | number> = {
+      'User-Agent': this.options.userAgent,
+      ...request.headers
+    }
+    if (request.body !== undefined) headers['Content-Length'] = Buffer.byteLength(request.body)
+
+    return new Promise((resolve, reject) => {
+      let settled = false
+      const fail = (err: AttemptError): void => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        req.destroy()
+        reject(err)
+      }
+      const req = transport.request(url, { method: request.method, headers, agent: this.agentFor(url) }, res => {
+        const status = res.statusCode ?? 0
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume()
+          fail(redirectError(request, status, res.headers.location))
+          return
+        }
+        const declared = Number(res.headers['content-length'])
+        if (declared > maxBytes) {
+          fail(tooLarge(maxBytes))
+          return
+        }
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size > maxBytes) fail(tooLarge(maxBytes))
+          else chunks.push(chunk)
+        })
+        res.on('end', () => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          resolve({ status, headers: res.headers, body: Buffer.concat(chunks, size) })
+        })
+        res.on('error', err => fail(networkError(err, url)))
+        res.on('aborted', () => fail(new AttemptError('ECONNRESET', 'the connection closed before the response ended', true)))
+      })
+      const timer = setTimeout(
+        () =>
+          fail(
+            new AttemptError(
+              'ATTEMPT_TIMEOUT',
+              `no complete response within ${this.options.timeoutMs / 1000} s (timeout-seconds)`,
+              true
+            )
+          ),
+        this.options.timeoutMs
+      )
+      req.on('error', err => fail(networkError(err, url)))
+      req.end(request.body)
+    })
+  }
+}
+
+class AttemptError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean
+  ) {
+    super(message)
+  }
+}
+
+function origin(url: URL): string {
+  return `${url.protocol}//${url.host}`
+}
+
+function redirectError(request: HttpRequest, status: number, location: string): AttemptError {
+  let target = location
+  try {
+    target = new URL(location, request.url).href
+  } catch {
+    // quote it as given
+  }
+  const why =
+    request.method === 'POST'
+      ? 'a token request carries the client secret and is never redirected'
+      : 'the bearer token is never sent to an address it was not configured for'
+  return new AttemptError(
+    'REDIRECT',
+    `the server redirected it (HTTP ${status}) to ${excerpt(target, 200)}; ${why}. Set the input to the address the redirect points at, if you trust it.`,
+    false
+  )
+}
+
+function tooLarge(maxBytes: number): AttemptError {
+  return new AttemptError('TOO_LARGE', `the response is larger than ${formatBytes(maxBytes)}; refused`, false)
+}
+
+function networkError(err: Error & { code?: string }, url: URL): AttemptError {
+  const code = err.code ?? 'ERROR'
+  if (TLS_TRUST_CODES.has(code)) {
+    return new AttemptError(
+      code,
+      `the TLS certificate of ${url.host} is not trusted by this machine (${code}). ` +
+        'If it is issued by an internal CA, set NODE_EXTRA_CA_CERTS to the path of that CA certificate (PEM) in the job env.',
+      false
+    )
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'CERT_HAS_EXPIRED') {
+    return new AttemptError(code, `the TLS certificate of ${url.host} is not valid (${code}): ${err.message}`, false)
+  }
+  if (code === 'ENOTFOUND') {
+    return new AttemptError(code, `the host ${url.hostname} could not be resolved (ENOTFOUND); check the URL input`, false)
+  }
+  const proxy = getProxyUrl(url)
+  const via = proxy ? ` through the proxy ${proxy.protocol}//${proxy.host}` : ''
+  return new AttemptError(code, `${err.message || code}${via}`, RETRIED_CODES.has(code))
+}
+
+/** The wait a 429/503 asks for: Retry-After (seconds or HTTP date) or Auth0's x-ratelimit-reset (UNIX time). */
+export function serverRequestedWait(headers: http.IncomingHttpHeaders, now: number): number | undefined {
+  const retryAfter = single(headers['retry-after'])
+  if (retryAfter !== undefined) {
+    const wait = parseRetryAfter(retryAfter, now)
+    if (wait !== undefined) return wait
+  }
+  const reset = single(headers['x-ratelimit-reset'])
+  if (reset !== undefined && /^\s*\d{1,12}\s*$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now)
+  return undefined
+}
+
+export function parseRetryAfter(value: string, now: number): number | undefined {
+  const text = value.trim()
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MiB`
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`
+  return `${bytes} B`
+}
+
+/** The standard reason phrase for a status, for messages. */
+export function statusText(status: number): string {
+  const text = http.STATUS_CODES[status]
+  return text ? `${status} ${text}` : String(status)
+}
+
+/**
+ * The error for a response the caller cannot use: what failed, the status, what the server
+ * said (its error fields, else a short redacted excerpt), and what to do about it.
+ */
+export function statusError(request: HttpRequest, res: HttpResponse, advice: string): Error {
+  const said = serverSaid(res.body)
+  const tries = res.attempts > 1 ? ` after ${res.attempts} attempts` : ''
+  return new Error(
+    `Failed to ${request.action}: ${request.url.host} answered HTTP ${statusText(res.status)}${tries}${said ? ` (${said})` : ''}. ${advice}`
+  )
+}
+
+function serverSaid(body: Buffer): string {
+  const text = body.toString('utf8')
+  try {
+    const json: unknown = JSON.parse(text)
+    if (json && typeof json === 'object' && !Array.isArray(json)) {
+      const fields = json as Record<string, unknown>
+      const code = [fields.error, fields.code].find(v => typeof v === 'string') as string | undefined
+      const detail = [fields.error_description, fields.message, fields.detail, fields.title].find(
+        v => typeof v === 'string'
+      ) as string | undefined
+      if (code || detail) return excerpt([code, detail].filter(Boolean).join(': '))
+    }
+  } catch {
+    // not JSON: quote the text itself
+  }
+  return excerpt(text)
+}

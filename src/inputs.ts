@@ -1,0 +1,173 @@
+import * as core from '@actions/core'
+import { mask } from './secrets.js'
+
+export interface Credentials {
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly audience: string
+  readonly tokenUrl: URL
+  readonly format: 'json' | 'form'
+}
+
+export interface Inputs {
+  /** Absent when a pre-issued `token` is given. */
+  readonly credentials?: Credentials
+  readonly token?: string
+  readonly sealedToken?: string
+  readonly minValiditySeconds: number
+  readonly baseUrl: URL
+  readonly listTargets: boolean
+  readonly exportVariable?: string
+  readonly timeoutSeconds: number
+  readonly maxAttempts: number
+  readonly maxPages: number
+  readonly summary: boolean
+}
+
+/** The defaults action.yml declares; applied here too when a workflow passes an empty value. */
+export const DEFAULTS: Readonly<Record<string, string>> = {
+  'list-targets': 'true',
+  'timeout-seconds': '30',
+  'max-attempts': '3',
+  'max-pages': '1000',
+  summary: 'true',
+  'min-validity-seconds': '300',
+  'token-request-format': 'json'
+}
+
+function read(name: string): string {
+  return core.getInput(name) || DEFAULTS[name] || ''
+}
+
+/** Reads and validates every input; the only place that calls getInput. Masks secrets as they are read. */
+export function getInputs(): Inputs {
+  // Secrets first, so nothing below can print them unmasked.
+  const clientSecret = core.getInput('client-secret', { trimWhitespace: false })
+  mask(clientSecret)
+  const token = core.getInput('token')
+  mask(token)
+
+  const timeoutSeconds = number('timeout-seconds', 1, 600)
+  const maxAttempts = integer('max-attempts', 1, 10)
+  const maxPages = integer('max-pages', 1, 100_000)
+  const minValiditySeconds = integer('min-validity-seconds', 0, 31_536_000)
+  const listTargets = boolean('list-targets')
+  const summary = boolean('summary')
+  const baseUrl = url('base-url', { required: true })
+  const exportVariable = variableName('export-variable')
+  const format = choice('token-request-format', ['json', 'form'])
+  const sealedToken = core.getInput('sealed-token') || undefined
+
+  if (token) {
+    return { token, baseUrl, listTargets, exportVariable, timeoutSeconds, maxAttempts, maxPages, summary, minValiditySeconds }
+  }
+
+  const clientId = core.getInput('client-id', { trimWhitespace: false })
+  const audience = core.getInput('audience', { trimWhitespace: false })
+  const tokenUrlInput = core.getInput('token-url')
+  const tokenUrl = tokenUrlInput
+    ? url('token-url', { allowQuery: true })
+    : joinPath(url('auth-url', { required: true, what: 'the identity provider (or set token-url)' }), 'oauth/token')
+  for (const [name, value] of [
+    ['client-id', clientId],
+    ['client-secret', clientSecret],
+    ['audience', audience]
+  ]) {
+    if (value.trim() === '') {
+      throw new Error(`Input required and not supplied: ${name} (or give a pre-issued token in the token input)`)
+    }
+  }
+  return {
+    credentials: { clientId, clientSecret, audience, tokenUrl, format: format as 'json' | 'form' },
+    sealedToken,
+    minValiditySeconds,
+    baseUrl,
+    listTargets,
+    exportVariable,
+    timeoutSeconds,
+    maxAttempts,
+    maxPages,
+    summary
+  }
+}
+
+/** `base` with `path` appended below its own path: https://h/api/ + v1/targets -> https://h/api/v1/targets. */
+export function joinPath(base: URL, path: string): URL {
+  const joined = new URL(base.href)
+  joined.pathname = `${base.pathname.replace(/\/+$/, '')}/${path}`
+  return joined
+}
+
+function url(name: string, options: { required?: boolean; allowQuery?: boolean; what?: string } = {}): URL {
+  const value = core.getInput(name)
+  if (!value) throw new Error(`Input required and not supplied: ${name}${options.what ? ` (${options.what})` : ''}`)
+  let parsed: URL
+  try {
+    parsed = new URL(value)
+  } catch {
+    throw new Error(`Input ${name} is not a valid URL: give an absolute https:// URL`)
+  }
+  if (parsed.username || parsed.password) {
+    throw new Error(`Input ${name} must not contain credentials (user:password@); pass them in their own inputs`)
+  }
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+    throw new Error(`Input ${name} must use https:// (plain http:// is accepted only for loopback hosts, for local testing)`)
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new Error(`Input ${name} must be an https:// URL, not ${parsed.protocol}`)
+  }
+  if (parsed.hash || (parsed.search && !options.allowQuery)) {
+    throw new Error(`Input ${name} must not have a ${parsed.hash ? '#fragment' : '?query'}: give the base address only`)
+  }
+  parsed.pathname = parsed.pathname.replace(/\/+$/, '') || '/'
+  return parsed
+}
+
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase()
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]'
+}
+
+function integer(name: string, min: number, max: number): number {
+  const value = read(name)
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new Error(`Input ${name} must be a whole number from ${min} to ${max}, got "${value}"`)
+  }
+  return Number(value)
+}
+
+function number(name: string, min: number, max: number): number {
+  const value = read(name)
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new Error(`Input ${name} must be a number from ${min} to ${max}, got "${value}"`)
+  }
+  return Number(value)
+}
+
+function boolean(name: string): boolean {
+  const value = read(name).toLowerCase()
+  if (value !== 'true' && value !== 'false') {
+    throw new Error(`Input ${name} must be true or false, got "${read(name)}"`)
+  }
+  return value === 'true'
+}
+
+function choice(name: string, allowed: readonly string[]): string {
+  const value = read(name).toLowerCase()
+  if (!allowed.includes(value)) {
+    throw new Error(`Input ${name} must be one of ${allowed.join(', ')}, got "${read(name)}"`)
+  }
+  return value
+}
+
+function variableName(name: string): string | undefined {
+  const value = core.getInput(name)
+  if (!value) return undefined
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+    throw new Error(`Input ${name} must be an environment variable name (letters, digits, _), got "${value}"`)
+  }
+  if (/^(GITHUB_|RUNNER_)/i.test(value) || /^NODE_OPTIONS$/i.test(value)) {
+    throw new Error(`Input ${name} must not name a variable the runner reserves (${value}); choose another name`)
+  }
+  return value
+}

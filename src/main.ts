@@ -1,0 +1,63 @@
+import * as core from '@actions/core'
+import { Http } from './http.js'
+import { getInputs } from './inputs.js'
+import { publish } from './outputs.js'
+import { redact } from './secrets.js'
+import { listTargets } from './service.js'
+import { renderSummary } from './summary.js'
+import { obtainToken } from './token.js'
+
+export const USER_AGENT = 'm2m-targets-action/1'
+
+export async function run(): Promise<void> {
+  let http: Http | undefined
+  try {
+    const inputs = getInputs()
+    http = new Http({
+      timeoutMs: inputs.timeoutSeconds * 1000,
+      maxAttempts: inputs.maxAttempts,
+      userAgent: USER_AGENT,
+      info: core.info,
+      debug: core.debug
+    })
+    const token = await obtainToken(inputs, http)
+    const targets = inputs.listTargets ? await listWithProgress(http, inputs.baseUrl, token.accessToken, inputs.maxPages) : undefined
+    if (inputs.summary) await writeSummary(renderSummary(token, inputs.baseUrl, targets, Date.now()))
+    publish(token, targets, inputs.exportVariable)
+  } catch (err) {
+    core.setFailed(redact(err instanceof Error ? err.message : String(err)))
+  } finally {
+    http?.dispose()
+  }
+}
+
+async function listWithProgress(http: Http, baseUrl: URL, token: string, maxPages: number): Promise<unknown[]> {
+  let grouped = false
+  try {
+    const targets = await listTargets(http, {
+      baseUrl,
+      token,
+      maxPages,
+      onPage: (page, count, total, more) => {
+        if (page === 1 && !more) return
+        if (!grouped) core.startGroup('Listing targets page by page')
+        grouped = true
+        core.info(`Page ${page}: ${count} targets (${total} so far)`)
+      }
+    })
+    if (grouped) core.endGroup()
+    grouped = false
+    core.info(`Listed ${targets.length} target${targets.length === 1 ? '' : 's'}`)
+    return targets
+  } finally {
+    if (grouped) core.endGroup()
+  }
+}
+
+async function writeSummary(markdown: string): Promise<void> {
+  try {
+    await core.summary.addRaw(markdown).write()
+  } catch (err) {
+    core.warning(`The job summary was not written: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}

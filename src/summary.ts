@@ -1,0 +1,67 @@
+import { formatDuration, isoSeconds } from './format.js'
+import { readClaims } from './jwt.js'
+import { redact } from './secrets.js'
+import { AccessToken } from './token.js'
+
+export const SUMMARY_ROWS = 50
+const MAX_COLUMNS = 5
+const MAX_CELL = 80
+const PREFERRED_COLUMNS = ['id', 'name', 'display_name', 'title', 'type', 'kind', 'status', 'state', 'url', 'host', 'address']
+
+/** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
+export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown[] | undefined, now: number): string {
+  const lines = ['## Service targets', '']
+  const subject = readClaims(token.accessToken).sub
+  const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[token.source]
+  const expiry =
+    token.expiresAt === undefined
+      ? 'expiry not stated'
+      : `expires ${isoSeconds(token.expiresAt)} (in ${formatDuration((token.expiresAt - now) / 1000)})`
+  lines.push(`- **Token**: ${source}; ${expiry}${subject ? `; subject \`${cell(subject)}\`` : ''}`)
+  if (!targets) {
+    lines.push('- **Targets**: not listed (list-targets: false)')
+    return redact(lines.join('\n')) + '\n'
+  }
+  lines.push(`- **Targets**: ${targets.length} from \`${cell(baseUrl.origin)}\``, '')
+  const shown = targets.slice(0, SUMMARY_ROWS)
+  const columns = chooseColumns(shown)
+  if (shown.length > 0) {
+    const header = columns ?? ['target']
+    lines.push(`| ${header.map(cell).join(' | ')} |`, `|${header.map(() => ' --- |').join('')}`)
+    for (const target of shown) {
+      const values = columns ? columns.map(c => (target as Record<string, unknown>)[c]) : [target]
+      lines.push(`| ${values.map(v => cell(v)).join(' | ')} |`)
+    }
+    if (targets.length > shown.length) {
+      lines.push('', `…and ${targets.length - shown.length} more: all ${targets.length} are in the \`targets-file\` output.`)
+    }
+  }
+  return redact(lines.join('\n')) + '\n'
+}
+
+/** Columns from common fields when the targets are objects; undefined for a one-column table. */
+export function chooseColumns(targets: unknown[]): string[] | undefined {
+  const objects = targets.filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && !Array.isArray(t))
+  if (objects.length === 0) return undefined
+  const present = new Set(objects.flatMap(o => Object.keys(o)))
+  const preferred = PREFERRED_COLUMNS.filter(c => present.has(c))
+  const others = [...present].filter(c => !preferred.includes(c) && objects.some(o => isScalar(o[c])))
+  return [...preferred, ...others].slice(0, MAX_COLUMNS)
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value)
+}
+
+/** A value as one safe Markdown table cell: no HTML, no pipes, no line breaks, bounded length. */
+function cell(value: unknown): string {
+  const text = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)
+  const flat = text.replace(/\s+/g, ' ').trim()
+  const short = flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL - 1)}…` : flat
+  return short
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/`/g, "'")
+}
