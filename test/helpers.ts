@@ -1,0 +1,33 @@
+import { Http, HttpOptions } from '../src/http.js'
+
+export interface Recorded {
+  readonly http: Http
+  readonly waits: number[]
+  readonly infos: string[]
+  readonly debugs: string[]
+}
+
+/** An Http whose sleeps return at once and are recorded, as are its log lines. */
+export function recordingHttp(overrides: Partial<HttpOptions> = {}): Recorded {
+  const waits: number[] = []
+  const infos: string[] = []
+  const debugs: string[] = []
+  const http = new Http({
+    timeoutMs: 2000,
+    maxAttempts: 3,
+    userAgent: 'test-agent',
+    info: m => infos.push(m),
+    debug: m => debugs.push(m),
+    sleep: async ms => {
+      waits.push(ms)
+    },
+    random: () => 0.5,
+    ...overrides
+  })
+  return { http, waits, infos, debugs }
+}
+
+/** Unit tests talk to nock, never through a proxy from the developer's environment. */
+export function clearProxyEnv(): void {
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name]
+}

@@ -1,0 +1,244 @@
+import { STATUS_CODES } from 'node:http'
+import { Readable } from 'node:stream'
+import nock from 'nock'
+import { MAX_SERVER_WAIT_MS, HttpRequest, parseRetryAfter, serverRequestedWait, statusError } from '../src/http.js'
+import { clearProxyEnv, recordingHttp } from './helpers.js'
+
+const ORIGIN = 'https://api.example.test'
+
+function get(path = '/v1/targets', maxBytes = 1024 * 1024): HttpRequest {
+  return {
+    method: 'GET',
+    url: new URL(path, ORIGIN),
+    headers: { Accept: 'application/json' },
+    what: 'targets request',
+    action: 'list targets',
+    maxBytes
+  }
+}
+
+function netError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code })
+}
+
+beforeAll(() => {
+  clearProxyEnv()
+  nock.disableNetConnect()
+})
+afterEach(() => nock.cleanAll())
+afterAll(() => {
+  nock.enableNetConnect()
+  nock.restore()
+})
+
+describe('retry policy', () => {
+  it.each([408, 429, 500, 502, 503, 504])('retries HTTP %i and then succeeds', async status => {
+    nock(ORIGIN).get('/v1/targets').reply(status, 'busy').get('/v1/targets').reply(200, '[]')
+    const { http, waits, infos } = recordingHttp()
+    const res = await http.send(get())
+    expect(res.status).toBe(200)
+    expect(res.attempts).toBe(2)
+    expect(waits).toEqual([500]) // full jitter: random 0.5 of the first 1 s backoff
+    expect(infos).toEqual([expect.stringMatching(new RegExp(`^The targets request failed on attempt 1 of 3 \\(HTTP ${status} .*\\); retrying in 0\\.5 s$`))])
+  })
+
+  it.each([400, 401, 403, 404, 409, 422])('never retries HTTP %i', async status => {
+    nock(ORIGIN).get('/v1/targets').reply(status, '{}')
+    const { http, waits } = recordingHttp()
+    const res = await http.send(get())
+    expect(res.status).toBe(status)
+    expect(res.attempts).toBe(1)
+    expect(waits).toEqual([])
+  })
+
+  it('stops after max-attempts and returns the last response', async () => {
+    nock(ORIGIN).get('/v1/targets').times(4).reply(503, 'down')
+    const { http, waits } = recordingHttp({ maxAttempts: 4 })
+    const res = await http.send(get())
+    expect(res.status).toBe(503)
+    expect(res.attempts).toBe(4)
+    expect(waits).toEqual([500, 1000, 2000]) // exponential, full jitter at 0.5
+    expect(nock.isDone()).toBe(true)
+  })
+
+  it('caps the exponential backoff', async () => {
+    nock(ORIGIN).get('/v1/targets').times(10).reply(500)
+    const { http, waits } = recordingHttp({ maxAttempts: 10, random: () => 0.999 })
+    await http.send(get())
+    expect(Math.max(...waits)).toBeLessThanOrEqual(20_000)
+    expect(waits).toHaveLength(9)
+  })
+
+  it('honours Retry-After in seconds', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(429, '', { 'Retry-After': '7' }).get('/v1/targets').reply(200, '[]')
+    const { http, waits, infos } = recordingHttp()
+    await http.send(get())
+    expect(waits).toEqual([7000])
+    expect(infos[0]).toMatch(/attempt 1 of 3 \(HTTP 429 Too Many Requests\); retrying in 7\.0 s/)
+  })
+
+  it('honours Retry-After as an HTTP date', async () => {
+    const now = Date.parse('2026-11-22T06:00:00Z')
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(503, '', { 'Retry-After': 'Sun, 22 Nov 2026 06:00:12 GMT' })
+      .get('/v1/targets')
+      .reply(200, '[]')
+    const { http, waits } = recordingHttp({ now: () => now })
+    await http.send(get())
+    expect(waits).toEqual([12_000])
+  })
+
+  it("honours Auth0's x-ratelimit-reset (UNIX time)", async () => {
+    const now = Date.parse('2026-11-22T06:00:00Z')
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(429, '', { 'x-ratelimit-reset': String(now / 1000 + 3) })
+      .get('/v1/targets')
+      .reply(200, '[]')
+    const { http, waits } = recordingHttp({ now: () => now })
+    await http.send(get())
+    expect(waits).toEqual([3000])
+  })
+
+  it('fails at once, saying when to retry, when the server asks for longer than 60 s', async () => {
+    const now = Date.parse('2026-11-22T06:00:00Z')
+    nock(ORIGIN).get('/v1/targets').reply(429, '', { 'Retry-After': '3600' })
+    const { http, waits } = recordingHttp({ now: () => now })
+    await expect(http.send(get())).rejects.toThrow(
+      'Failed to list targets: api.example.test answered HTTP 429 Too Many Requests and asks to retry in 3600 s, longer than this step waits (60 s). Re-run after 2026-11-22T07:00:00.000Z.'
+    )
+    expect(waits).toEqual([])
+  })
+
+  it('waits exactly the 60 s cap when asked for 60 s', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(503, '', { 'Retry-After': String(MAX_SERVER_WAIT_MS / 1000) }).get('/v1/targets').reply(200, '[]')
+    const { http, waits } = recordingHttp()
+    await http.send(get())
+    expect(waits).toEqual([60_000])
+  })
+
+  it.each(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN'])('retries the connection error %s', async code => {
+    nock(ORIGIN).get('/v1/targets').replyWithError(netError(code, `connect ${code}`)).get('/v1/targets').reply(200, '[]')
+    const { http, infos } = recordingHttp()
+    const res = await http.send(get())
+    expect(res.status).toBe(200)
+    expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
+  })
+
+  it('names the request, the origin and the attempts when connection errors persist', async () => {
+    nock(ORIGIN).get('/v1/targets').times(3).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
+    const { http } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow(
+      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): connect ECONNREFUSED'
+    )
+  })
+
+  it('does not retry a host that does not resolve', async () => {
+    nock(ORIGIN).get('/v1/targets').replyWithError(netError('ENOTFOUND', 'getaddrinfo ENOTFOUND'))
+    const { http, waits } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow(/could not be resolved \(ENOTFOUND\); check the URL input/)
+    expect(waits).toEqual([])
+  })
+
+  it('explains an untrusted certificate and names NODE_EXTRA_CA_CERTS', async () => {
+    nock(ORIGIN).get('/v1/targets').replyWithError(netError('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'))
+    const { http } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow(/not trusted by this machine \(SELF_SIGNED_CERT_IN_CHAIN\).*NODE_EXTRA_CA_CERTS/)
+  })
+})
+
+describe('timeouts', () => {
+  it('bounds each attempt and retries it', async () => {
+    nock(ORIGIN).get('/v1/targets').delay(500).reply(200, '[]').get('/v1/targets').reply(200, '[1]')
+    const { http, infos } = recordingHttp({ timeoutMs: 100 })
+    const res = await http.send(get())
+    expect(res.body.toString()).toBe('[1]')
+    expect(infos[0]).toContain('no complete response within 0.1 s (timeout-seconds)')
+  })
+
+  it('counts the body: a response that starts in time but ends late times out', async () => {
+    async function* slowBody(): AsyncGenerator<string> {
+      yield '['
+      await new Promise(resolve => setTimeout(resolve, 500))
+      yield ']'
+    }
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(200, () => Readable.from(slowBody()))
+    const { http } = recordingHttp({ timeoutMs: 100, maxAttempts: 1 })
+    await expect(http.send(get())).rejects.toThrow('no complete response within 0.1 s (timeout-seconds)')
+  })
+})
+
+describe('redirects and size', () => {
+  it('refuses a redirect and names where it pointed', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(302, '', { Location: 'https://elsewhere.example.test/v1/targets' })
+    const { http } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow(
+      /redirected it \(HTTP 302\) to https:\/\/elsewhere\.example\.test\/v1\/targets; the bearer token is never sent/
+    )
+  })
+
+  it('refuses a token POST redirect because it carries the secret', async () => {
+    nock(ORIGIN).post('/oauth/token').reply(307, '', { Location: '/other/token' })
+    const { http } = recordingHttp()
+    const request: HttpRequest = { ...get('/oauth/token'), method: 'POST', body: '{}', action: 'exchange client credentials for a token' }
+    await expect(http.send(request)).rejects.toThrow(/to https:\/\/api\.example\.test\/other\/token; a token request carries the client secret/)
+  })
+
+  it('refuses a body over the cap from its Content-Length', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(200, 'x'.repeat(2048))
+    const { http } = recordingHttp()
+    await expect(http.send(get('/v1/targets', 1024))).rejects.toThrow('the response is larger than 1 KiB; refused')
+  })
+
+  it('refuses a streamed body over the cap while it streams', async () => {
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(200, () => Readable.from(Array.from({ length: 100 }, () => Buffer.alloc(512, 'x'))))
+    const { http } = recordingHttp()
+    await expect(http.send(get('/v1/targets', 4096))).rejects.toThrow('larger than 4 KiB')
+  })
+})
+
+describe('statusError', () => {
+  const res = (status: number, body: string, attempts = 1) => ({ status, headers: {}, body: Buffer.from(body), attempts })
+
+  it.each([
+    [401, '{"error":"access_denied","error_description":"Unauthorized"}', '(access_denied: Unauthorized)'],
+    [404, '{"message":"Not found"}', '(Not found)'],
+    [500, '<html>\n<b>oops</b>\u0007</html>', '(<html> <b>oops</b> </html>)']
+  ])('quotes what the server said for %i', (status, body, said) => {
+    expect(statusError(get(), res(status, body), 'Do this.').message).toBe(
+      `Failed to list targets: api.example.test answered HTTP ${status} ${STATUS_CODES[status]} ${said}. Do this.`
+    )
+  })
+
+  it('cuts a long body to about 300 characters and counts attempts', () => {
+    const message = statusError(get(), res(503, 'y'.repeat(5000), 3), 'Later.').message
+    expect(message).toContain('after 3 attempts')
+    expect(message.length).toBeLessThan(420)
+  })
+})
+
+describe('Retry-After parsing', () => {
+  const now = Date.parse('2026-11-22T06:00:00Z')
+  it.each([
+    ['0', 0],
+    ['120', 120_000],
+    ['Sun, 22 Nov 2026 06:01:00 GMT', 60_000],
+    ['Sun, 22 Nov 2026 05:00:00 GMT', 0],
+    ['soon', undefined],
+    ['-5', undefined],
+    ['1.5', undefined]
+  ])('%s -> %s ms', (value, expected) => {
+    expect(parseRetryAfter(value, now)).toBe(expected)
+  })
+
+  it('prefers Retry-After over x-ratelimit-reset and ignores junk', () => {
+    expect(serverRequestedWait({ 'retry-after': '2', 'x-ratelimit-reset': String(now / 1000 + 50) }, now)).toBe(2000)
+    expect(serverRequestedWait({ 'x-ratelimit-reset': 'tomorrow' }, now)).toBeUndefined()
+    expect(serverRequestedWait({}, now)).toBeUndefined()
+  })
+})
