@@ -105,16 +105,16 @@ export function parseTargetsBody(text: string): TargetsPage {
     if (key) {
       const next = body.next
       if (next !== undefined && next !== null && typeof next !== 'string') {
-        throw new Error(`Failed to ${ACTION}: the response's next field is not a URL string`)
+        throw new Error(`Failed to ${ACTION}: the service's response has a next field that is not a URL string`)
       }
       return { targets: body[key] as unknown[], next: next || undefined }
     }
     const keys = Object.keys(body).slice(0, 10).join(', ')
     throw new Error(
-      `Failed to ${ACTION}: the response is a JSON object without a ${LIST_KEYS.join(', ')} array (its keys: ${excerpt(keys, 200) || 'none'})`
+      `Failed to ${ACTION}: the service's response is a JSON object without a ${LIST_KEYS.join(', ')} array (its keys: ${excerpt(keys, 200) || 'none'})`
     )
   }
-  throw new Error(`Failed to ${ACTION}: the response is JSON ${json === null ? 'null' : typeof json}, not a list of targets`)
+  throw new Error(`Failed to ${ACTION}: the service's response is JSON ${json === null ? 'null' : typeof json}, not a list of targets`)
 }
 
 /** The rel="next" target of an RFC 8288 Link header, if any. */

@@ -1,0 +1,113 @@
+import { jest } from '@jest/globals'
+import { DEFAULTS, getInputs, joinPath } from '../src/inputs.js'
+
+const VALID: Record<string, string> = {
+  'client-id': 'client-1',
+  'client-secret': 'secret-1',
+  'auth-url': 'https://tenant.idp.test/',
+  audience: 'https://tenant.idp.test/api/v2/',
+  'base-url': 'https://api.service.test'
+}
+
+function setInputs(inputs: Record<string, string>): void {
+  for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_')) delete process.env[key]
+  for (const [name, value] of Object.entries({ ...DEFAULTS, ...inputs })) process.env[`INPUT_${name.toUpperCase()}`] = value
+}
+
+let written: string[]
+beforeEach(() => {
+  written = []
+  jest.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+    written.push(String(chunk))
+    return true
+  })
+})
+afterEach(() => jest.restoreAllMocks())
+
+describe('getInputs', () => {
+  it('reads valid inputs, normalises URLs and applies defaults', () => {
+    setInputs(VALID)
+    const inputs = getInputs()
+    expect(inputs.credentials?.tokenUrl.href).toBe('https://tenant.idp.test/oauth/token')
+    expect(inputs.baseUrl.href).toBe('https://api.service.test/')
+    expect(inputs).toMatchObject({ timeoutSeconds: 30, maxAttempts: 3, maxPages: 1000, listTargets: true, summary: true, minValiditySeconds: 300 })
+    expect(inputs.credentials?.format).toBe('json')
+  })
+
+  it('masks the client secret as it reads it, before anything else is printed', () => {
+    setInputs({ ...VALID, 'client-secret': 'hunter2-secret', 'max-attempts': 'lots' })
+    expect(() => getInputs()).toThrow('max-attempts')
+    expect(written[0]).toBe('::add-mask::hunter2-secret\n')
+  })
+
+  it('keeps the client credentials byte for byte, spaces and quotes included', () => {
+    setInputs({ ...VALID, 'client-secret': ' a"b\\c ü ', 'client-id': 'id "x"' })
+    expect(getInputs().credentials).toMatchObject({ clientSecret: ' a"b\\c ü ', clientId: 'id "x"' })
+  })
+
+  it('needs no client credentials with a token, and masks it', () => {
+    setInputs({ token: 'user.jwt.value', 'base-url': 'https://api.service.test' })
+    const inputs = getInputs()
+    expect(inputs.credentials).toBeUndefined()
+    expect(inputs.token).toBe('user.jwt.value')
+    expect(written).toContain('::add-mask::user.jwt.value\n')
+  })
+
+  it('takes token-url in place of auth-url, query included', () => {
+    setInputs({ ...VALID, 'auth-url': '', 'token-url': 'https://login.test/tenant/token?p=policy', 'token-request-format': 'form' })
+    expect(getInputs().credentials).toMatchObject({ format: 'form' })
+    expect(getInputs().credentials?.tokenUrl.href).toBe('https://login.test/tenant/token?p=policy')
+  })
+
+  it('accepts http for loopback hosts only', () => {
+    for (const host of ['127.0.0.1:8080', 'localhost', '[::1]:3000']) {
+      setInputs({ ...VALID, 'base-url': `http://${host}` })
+      expect(getInputs().baseUrl.protocol).toBe('http:')
+    }
+  })
+
+  it.each([
+    [{ 'client-id': '' }, 'Input required and not supplied: client-id'],
+    [{ 'client-secret': '  ' }, 'Input required and not supplied: client-secret'],
+    [{ audience: '' }, 'Input required and not supplied: audience'],
+    [{ 'auth-url': '' }, 'Input required and not supplied: auth-url'],
+    [{ 'base-url': '' }, 'Input required and not supplied: base-url'],
+    [{ 'base-url': 'api.service.test' }, 'Input base-url is not a valid URL'],
+    [{ 'base-url': 'http://api.service.test' }, 'Input base-url must use https://'],
+    [{ 'auth-url': 'ftp://idp.test' }, 'Input auth-url must be an https:// URL'],
+    [{ 'auth-url': 'https://user:pw@idp.test' }, 'Input auth-url must not contain credentials'],
+    [{ 'base-url': 'https://api.test/?x=1' }, 'Input base-url must not have a ?query'],
+    [{ 'base-url': 'https://api.test/#x' }, 'Input base-url must not have a #fragment'],
+    [{ 'max-attempts': '0' }, 'Input max-attempts must be a whole number from 1 to 10, got "0"'],
+    [{ 'max-attempts': '11' }, 'Input max-attempts must be a whole number from 1 to 10'],
+    [{ 'max-attempts': '2.5' }, 'Input max-attempts must be a whole number'],
+    [{ 'timeout-seconds': '0.5' }, 'Input timeout-seconds must be a number from 1 to 600'],
+    [{ 'timeout-seconds': '601' }, 'Input timeout-seconds must be a number from 1 to 600'],
+    [{ 'timeout-seconds': 'ten' }, 'Input timeout-seconds must be a number'],
+    [{ 'max-pages': '0' }, 'Input max-pages must be a whole number from 1 to 100000'],
+    [{ 'list-targets': 'yes' }, 'Input list-targets must be true or false, got "yes"'],
+    [{ summary: '1' }, 'Input summary must be true or false'],
+    [{ 'token-request-format': 'xml' }, 'Input token-request-format must be one of json, form'],
+    [{ 'export-variable': 'MY-TOKEN' }, 'Input export-variable must be an environment variable name'],
+    [{ 'export-variable': 'GITHUB_TOKEN' }, 'Input export-variable must not name a variable the runner reserves'],
+    [{ 'min-validity-seconds': '-1' }, 'Input min-validity-seconds must be a whole number']
+  ])('rejects %j, naming the input', (override, message) => {
+    setInputs({ ...VALID, ...override })
+    expect(() => getInputs()).toThrow(message)
+  })
+
+  it('accepts true and false in any case and numbers in range', () => {
+    setInputs({ ...VALID, 'list-targets': 'False', summary: 'TRUE', 'timeout-seconds': '2.5', 'max-attempts': '10' })
+    expect(getInputs()).toMatchObject({ listTargets: false, summary: true, timeoutSeconds: 2.5, maxAttempts: 10 })
+  })
+})
+
+describe('joinPath', () => {
+  it.each([
+    ['https://a.test/', 'https://a.test/v1/targets'],
+    ['https://a.test/api', 'https://a.test/api/v1/targets'],
+    ['https://a.test/api///', 'https://a.test/api/v1/targets']
+  ])('%s + v1/targets', (base, joined) => {
+    expect(joinPath(new URL(base), 'v1/targets').href).toBe(joined)
+  })
+})

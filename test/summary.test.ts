@@ -1,0 +1,48 @@
+import { chooseColumns, renderSummary } from '../src/summary.js'
+import { AccessToken } from '../src/token.js'
+
+const now = Date.parse('2026-11-22T06:00:00Z')
+const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`
+const token: AccessToken = {
+  accessToken: jwt({ sub: 'bot@clients' }),
+  tokenType: 'Bearer',
+  expiresAt: now + 86_400_000,
+  expiresIn: 86400,
+  source: 'exchange'
+}
+const base = new URL('https://api.test/')
+
+describe('renderSummary', () => {
+  it('shows the count, expiry, subject and a table of the targets', () => {
+    const md = renderSummary(token, base, [{ id: 't1', name: 'one', extra: { a: 1 } }, { id: 't2', status: 'ok' }], now)
+    expect(md).toContain('- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h); subject `bot@clients`')
+    expect(md).toContain('- **Targets**: 2 from `https://api.test`')
+    expect(md).toContain('| id | name | status |\n| --- | --- | --- |\n| t1 | one |  |\n| t2 |  | ok |')
+    expect(md).not.toContain(token.accessToken)
+  })
+
+  it('stays small for a huge list and says how many more there are', () => {
+    const targets = Array.from({ length: 100_000 }, (_, i) => ({ id: `t${i}`, name: 'x'.repeat(5000) }))
+    const md = renderSummary(token, base, targets, now)
+    expect(md.match(/^\| t\d+ /gm)).toHaveLength(50)
+    expect(md).toContain('…and 99950 more: all 100000 are in the `targets-file` output.')
+    expect(Buffer.byteLength(md)).toBeLessThan(16 * 1024)
+  })
+
+  it('escapes HTML, pipes and line breaks in cells', () => {
+    const md = renderSummary(token, base, [{ name: '<script>x</script> | a\nb' }], now)
+    expect(md).toContain('| &lt;script&gt;x&lt;/script&gt; \\| a b |')
+  })
+
+  it('uses one column for scalar targets and notes an unlisted run', () => {
+    expect(renderSummary(token, base, ['a', 'b'], now)).toContain('| target |\n| --- |\n| a |\n| b |')
+    expect(renderSummary({ ...token, expiresAt: undefined, source: 'input' }, base, undefined, now)).toBe(
+      '## Service targets\n\n- **Token**: token input; expiry not stated; subject `bot@clients`\n- **Targets**: not listed (list-targets: false)\n'
+    )
+  })
+
+  it('chooses common fields first, then other scalar fields, at most five', () => {
+    expect(chooseColumns([{ z: 1, nested: {}, status: 'a', id: 1, b: 2, c: 3, d: 4 }])).toEqual(['id', 'status', 'z', 'b', 'c'])
+    expect(chooseColumns([1, 2])).toBeUndefined()
+  })
+})
