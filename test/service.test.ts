@@ -20,7 +20,7 @@ function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []) {
     baseUrl: new URL(baseUrl),
     token: TOKEN,
     maxPages,
-    onPage: (page, count) => pages.push(count)
+    onPage: (_page, count) => pages.push(count)
   })
 }
 

@@ -1,0 +1,127 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http'
+import { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+// @ts-expect-error: plain JavaScript, shared with npm run demo
+import { runAction as run } from '../../demo/runner.js'
+
+export interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  readonly log: string
+  readonly outputs: Record<string, string>
+  readonly exported: Record<string, string>
+  readonly summary: string
+  readonly runnerTemp: string
+  readonly cleanup: () => void
+}
+
+export interface RunOptions {
+  readonly env?: Record<string, string>
+  readonly debug?: boolean
+}
+
+/** Runs the committed dist/index.js as a runner does (see demo/runner.js). */
+export const runAction = run as (inputs: Record<string, string>, options?: RunOptions) => Promise<Run>
+
+export interface Received {
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingMessage['headers']
+  readonly body: string
+}
+
+export interface TestServer {
+  readonly url: string
+  readonly requests: Received[]
+  readonly server: Server
+  close(): Promise<void>
+}
+
+export type Handler = (req: Received, res: ServerResponse, index: number) => void
+
+/** An HTTP server on 127.0.0.1 that records every request and answers with `handler`. */
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const requests: Received[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', c => chunks.push(c))
+    req.on('end', () => {
+      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      requests.push(received)
+      handler(received, res, requests.length - 1)
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    server,
+    close: () =>
+      new Promise(resolve => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+  res.end(typeof body === 'string' ? body : JSON.stringify(body))
+}
+
+/** An unsigned JWT-shaped token with these claims: the action reads claims, it never verifies. */
+export function makeJwt(claims: Record<string, unknown>): string {
+  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  return `${part({ alg: 'RS256', typ: 'JWT' })}.${part(claims)}.${Buffer.from(`sig-${Math.random()}`).toString('base64url')}`
+}
+
+export const CLIENT = {
+  id: 'client-e2e',
+  secret: 'e2e-S3cret "quoted" \\back ü-✓',
+  audience: 'https://tenant.idp.test/api/v2/'
+}
+
+/** Everything a user can read after the step: files in RUNNER_TEMP included. */
+function tempFiles(run: Run): string[] {
+  return existsSync(run.runnerTemp) ? readdirSync(run.runnerTemp).map(f => readFileSync(join(run.runnerTemp, f), 'utf8')) : []
+}
+
+/**
+ * The leak check: each secret appears in the log only on its own ::add-mask:: line (in every form:
+ * as is, JSON-escaped, URL-encoded), never in the summary, a file in RUNNER_TEMP, an output other
+ * than `token`, or an exported variable other than the one asked for.
+ */
+export function expectNoLeaks(run: Run, secrets: string[], exportedAs?: string): void {
+  for (const secret of secrets) {
+    const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]
+    const lines = `${run.stdout}\n${run.stderr}`.split('\n')
+    for (const line of lines) {
+      if (line.startsWith('::add-mask::')) continue
+      for (const form of forms) expect({ line, leaks: line.includes(form) }).toEqual({ line, leaks: false })
+    }
+    for (const form of forms) {
+      expect(run.summary.includes(form)).toBe(false)
+      for (const text of tempFiles(run)) expect(text.includes(form)).toBe(false)
+      for (const [name, value] of Object.entries(run.outputs)) {
+        if (name !== 'token') expect({ name, leaks: value.includes(form) }).toEqual({ name, leaks: false })
+      }
+      for (const [name, value] of Object.entries(run.exported)) {
+        if (name !== exportedAs) expect({ name, leaks: value.includes(form) }).toEqual({ name, leaks: false })
+      }
+    }
+  }
+}
+
+/** A failed step: exit 1, one ::error:: line with no stack trace, no outputs, no files left. */
+export function expectFailure(run: Run, message: string | RegExp): void {
+  expect(run.code).toBe(1)
+  const errors = run.stdout.split('\n').filter(l => l.startsWith('::error::'))
+  expect(errors).toHaveLength(1)
+  expect(errors[0]).toMatch(message)
+  expect(`${run.stdout}${run.stderr}`).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m)
+  expect(run.outputs).toEqual({})
+  expect(run.exported).toEqual({})
+  expect(tempFiles(run)).toEqual([])
+}
