@@ -18,7 +18,8 @@ try {
   console.log(`\n--- Exit code: ${run.code} ---\n`)
   console.log('--- Step outputs ---')
   for (const [name, value] of Object.entries(run.outputs)) {
-    const shown = name === 'token' ? '***' : value.length > 100 ? `${value.slice(0, 100)}… (${value.length} characters)` : value
+    const shown =
+      name === 'token' ? '***' : value.length > 100 ? `${value.slice(0, 100)}… (${value.length} characters)` : value
     console.log(`${name}: ${shown}`)
   }
   console.log('\n--- Job summary (Markdown) ---')

@@ -73,7 +73,13 @@ export function maskLog(raw, debug = false) {
  */
 export async function runAction(inputs, { env = {}, debug = false, entry = join(root, 'dist', 'index.js') } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'm2m-runner-'))
-  const files = { GITHUB_OUTPUT: 'output', GITHUB_ENV: 'env', GITHUB_STEP_SUMMARY: 'summary', GITHUB_STATE: 'state', GITHUB_PATH: 'path' }
+  const files = {
+    GITHUB_OUTPUT: 'output',
+    GITHUB_ENV: 'env',
+    GITHUB_STEP_SUMMARY: 'summary',
+    GITHUB_STATE: 'state',
+    GITHUB_PATH: 'path'
+  }
   const fileEnv = {}
   for (const [name, file] of Object.entries(files)) {
     fileEnv[name] = join(dir, file)

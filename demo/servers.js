@@ -4,7 +4,11 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 
-export const DEMO_CLIENT = { id: 'demo-client', secret: 'demo-secret-Zq8#"\\ü', audience: 'https://demo.idp.local/api/v2/' }
+export const DEMO_CLIENT = {
+  id: 'demo-client',
+  secret: 'demo-secret-Zq8#"\\ü',
+  audience: 'https://demo.idp.local/api/v2/'
+}
 
 const TARGETS = [
   { id: 'tgt-001', name: 'payments-api', type: 'service', status: 'active' },
@@ -17,7 +21,9 @@ const TARGETS = [
 const b64 = value => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 function listen(server) {
-  return new Promise(resolve => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)))
+  return new Promise(resolve =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`))
+  )
 }
 
 function send(res, status, body, headers = {}) {
@@ -28,7 +34,10 @@ function send(res, status, body, headers = {}) {
 function readBody(req) {
   return new Promise(resolve => {
     let body = ''
-    req.setEncoding('utf8').on('data', d => (body += d)).on('end', () => resolve(body))
+    req
+      .setEncoding('utf8')
+      .on('data', d => (body += d))
+      .on('end', () => resolve(body))
   })
 }
 
@@ -48,16 +57,25 @@ export async function startDemoServers() {
       return send(res, 401, { error: 'access_denied', error_description: 'Unauthorized' })
     }
     if (body.audience !== DEMO_CLIENT.audience) {
-      return send(res, 403, { error: 'access_denied', error_description: `Client has not been granted scopes for ${body.audience}` })
+      return send(res, 403, {
+        error: 'access_denied',
+        error_description: `Client has not been granted scopes for ${body.audience}`
+      })
     }
     const now = Math.floor(Date.now() / 1000)
     const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ iss: 'demo-idp', sub: `${DEMO_CLIENT.id}@clients`, aud: body.audience, iat: now, exp: now + 86400, scope: 'read:client_grants' })}`
-    send(res, 200, { access_token: `${unsigned}.${sign(unsigned)}`, scope: 'read:client_grants', expires_in: 86400, token_type: 'Bearer' })
+    send(res, 200, {
+      access_token: `${unsigned}.${sign(unsigned)}`,
+      scope: 'read:client_grants',
+      expires_in: 86400,
+      token_type: 'Bearer'
+    })
   })
   const service = createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1')
     if (req.method !== 'GET' || url.pathname !== '/v1/targets') return send(res, 404, { message: 'Not found' })
-    const [, unsigned, signature] = /^Bearer ((?:[\w-]+)\.(?:[\w-]+))\.([\w-]+)$/.exec(req.headers.authorization ?? '') ?? []
+    const [, unsigned, signature] =
+      /^Bearer ((?:[\w-]+)\.(?:[\w-]+))\.([\w-]+)$/.exec(req.headers.authorization ?? '') ?? []
     if (!unsigned || signature !== sign(unsigned)) return send(res, 401, { message: 'Invalid token' })
     const page = url.searchParams.get('page') === '2' ? 2 : 1
     const items = page === 1 ? TARGETS.slice(0, 3) : TARGETS.slice(3)

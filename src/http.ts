@@ -100,11 +100,15 @@ export class Http {
         )
         if (!err.retryable || attempt >= maxAttempts) {
           const tries = attempt > 1 ? ` (after ${attempt} attempts)` : ''
-          throw new Error(`Failed to ${request.action}: ${request.method} ${origin(request.url)} failed${tries}: ${err.message}`)
+          throw new Error(
+            `Failed to ${request.action}: ${request.method} ${origin(request.url)} failed${tries}: ${err.message}`,
+            { cause: err }
+          )
         }
         reason = err.message
       }
-      const waitMs = serverWaitMs ?? Math.round(this.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)))
+      const waitMs =
+        serverWaitMs ?? Math.round(this.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)))
       this.options.info(
         `The ${request.what} failed on attempt ${attempt} of ${maxAttempts} (${reason}); retrying in ${(waitMs / 1000).toFixed(1)} s`
       )
@@ -171,7 +175,9 @@ export class Http {
           resolve({ status, headers: res.headers, body: Buffer.concat(chunks, size) })
         })
         res.on('error', err => fail(networkError(err, url)))
-        res.on('aborted', () => fail(new AttemptError('ECONNRESET', 'the connection closed before the response ended', true)))
+        res.on('aborted', () =>
+          fail(new AttemptError('ECONNRESET', 'the connection closed before the response ended', true))
+        )
       })
       const timer = setTimeout(
         () =>
@@ -240,7 +246,11 @@ function networkError(err: Error & { code?: string }, url: URL): AttemptError {
     return new AttemptError(code, `the TLS certificate of ${url.host} is not valid (${code}): ${err.message}`, false)
   }
   if (code === 'ENOTFOUND') {
-    return new AttemptError(code, `the host ${url.hostname} could not be resolved (ENOTFOUND); check the URL input`, false)
+    return new AttemptError(
+      code,
+      `the host ${url.hostname} could not be resolved (ENOTFOUND); check the URL input`,
+      false
+    )
   }
   const proxy = getProxyUrl(url)
   const via = proxy ? ` through the proxy ${proxy.protocol}//${proxy.host}` : ''

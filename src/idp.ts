@@ -16,7 +16,11 @@ const ACTION = 'exchange client credentials for a token'
  * POSTs the client credentials to the token endpoint. `onSecret` is called with every secret
  * in the response the moment it is parsed, before anything else can see or print it.
  */
-export async function exchangeToken(http: Http, credentials: Credentials, onSecret: (secret: string) => void): Promise<Token> {
+export async function exchangeToken(
+  http: Http,
+  credentials: Credentials,
+  onSecret: (secret: string) => void
+): Promise<Token> {
   const fields = {
     client_id: credentials.clientId,
     client_secret: credentials.clientSecret,

@@ -59,7 +59,17 @@ export function getInputs(): Inputs {
   const sealedToken = core.getInput('sealed-token') || undefined
 
   if (token) {
-    return { token, baseUrl, listTargets, exportVariable, timeoutSeconds, maxAttempts, maxPages, summary, minValiditySeconds }
+    return {
+      token,
+      baseUrl,
+      listTargets,
+      exportVariable,
+      timeoutSeconds,
+      maxAttempts,
+      maxPages,
+      summary,
+      minValiditySeconds
+    }
   }
 
   const clientId = core.getInput('client-id', { trimWhitespace: false })
@@ -111,7 +121,9 @@ function url(name: string, options: { required?: boolean; allowQuery?: boolean; 
     throw new Error(`Input ${name} must not contain credentials (user:password@); pass them in their own inputs`)
   }
   if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
-    throw new Error(`Input ${name} must use https:// (plain http:// is accepted only for loopback hosts, for local testing)`)
+    throw new Error(
+      `Input ${name} must use https:// (plain http:// is accepted only for loopback hosts, for local testing)`
+    )
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new Error(`Input ${name} must be an https:// URL, not ${parsed.protocol}`)

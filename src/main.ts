@@ -21,7 +21,9 @@ export async function run(): Promise<void> {
       debug: core.debug
     })
     const token = await obtainToken(inputs, http)
-    const targets = inputs.listTargets ? await listWithProgress(http, inputs.baseUrl, token.accessToken, inputs.maxPages) : undefined
+    const targets = inputs.listTargets
+      ? await listWithProgress(http, inputs.baseUrl, token.accessToken, inputs.maxPages)
+      : undefined
     if (inputs.summary) await writeSummary(renderSummary(token, inputs.baseUrl, targets, Date.now()))
     publish(token, targets, inputs.exportVariable)
   } catch (err) {

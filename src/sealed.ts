@@ -32,7 +32,11 @@ export function unseal(sealed: string, credentials: Credentials, baseUrl: URL): 
   const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
   if (raw.length < 16 + 12 + 16 + 1) return { reason: 'it is truncated' }
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key(credentials.clientSecret, raw.subarray(0, 16)), raw.subarray(16, 28))
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      key(credentials.clientSecret, raw.subarray(0, 16)),
+      raw.subarray(16, 28)
+    )
     decipher.setAAD(binding(credentials, baseUrl))
     decipher.setAuthTag(raw.subarray(28, 44))
     const plain = Buffer.concat([decipher.update(raw.subarray(44)), decipher.final()]).toString('utf8')
@@ -41,7 +45,8 @@ export function unseal(sealed: string, credentials: Credentials, baseUrl: URL): 
     return { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAt: e }
   } catch {
     return {
-      reason: 'it cannot be opened with these inputs (another client secret, other client-id, audience, token URL or base-url, or it was altered)'
+      reason:
+        'it cannot be opened with these inputs (another client secret, other client-id, audience, token URL or base-url, or it was altered)'
     }
   }
 }
@@ -51,5 +56,7 @@ function key(secret: string, salt: Buffer): Buffer {
 }
 
 function binding(credentials: Credentials, baseUrl: URL): Buffer {
-  return Buffer.from(JSON.stringify([PREFIX, credentials.clientId, credentials.audience, credentials.tokenUrl.href, baseUrl.href]))
+  return Buffer.from(
+    JSON.stringify([PREFIX, credentials.clientId, credentials.audience, credentials.tokenUrl.href, baseUrl.href])
+  )
 }

@@ -21,9 +21,11 @@ export function redact(text: string): string {
   return out
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
+
 /** A short, single-line, redacted excerpt of a response body, safe to put in a message. */
 export function excerpt(text: string, max = 300): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = redact(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
+  const clean = redact(text).replace(CONTROL_CHARACTERS, ' ').trim()
   return clean.length > max ? `${clean.slice(0, max)}…` : clean
 }

@@ -65,7 +65,9 @@ function followable(next: string, current: URL, base: URL, seen: Set<string>): U
     )
   }
   if (seen.has(url.href)) {
-    throw new Error(`Failed to ${ACTION}: the next-page link ${excerpt(url.href, 200)} was already listed (a pagination loop).`)
+    throw new Error(
+      `Failed to ${ACTION}: the next-page link ${excerpt(url.href, 200)} was already listed (a pagination loop).`
+    )
   }
   return url
 }
@@ -114,7 +116,9 @@ export function parseTargetsBody(text: string): TargetsPage {
       `Failed to ${ACTION}: the service's response is a JSON object without a ${LIST_KEYS.join(', ')} array (its keys: ${excerpt(keys, 200) || 'none'})`
     )
   }
-  throw new Error(`Failed to ${ACTION}: the service's response is JSON ${json === null ? 'null' : typeof json}, not a list of targets`)
+  throw new Error(
+    `Failed to ${ACTION}: the service's response is JSON ${json === null ? 'null' : typeof json}, not a list of targets`
+  )
 }
 
 /** The rel="next" target of an RFC 8288 Link header, if any. */
@@ -133,7 +137,12 @@ export function nextFromLinkHeader(header: string | undefined): string | undefin
     for (const param of header.slice(close + 1, end).split(';')) {
       const eq = param.indexOf('=')
       if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'rel') continue
-      const rels = param.slice(eq + 1).trim().replace(/^"|"$/g, '').toLowerCase().split(/\s+/)
+      const rels = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, '')
+        .toLowerCase()
+        .split(/\s+/)
       if (rels.includes('next')) return header.slice(open + 1, close).trim()
     }
     i = end + 1

@@ -6,13 +6,27 @@ import { AccessToken } from './token.js'
 export const SUMMARY_ROWS = 50
 const MAX_COLUMNS = 5
 const MAX_CELL = 80
-const PREFERRED_COLUMNS = ['id', 'name', 'display_name', 'title', 'type', 'kind', 'status', 'state', 'url', 'host', 'address']
+const PREFERRED_COLUMNS = [
+  'id',
+  'name',
+  'display_name',
+  'title',
+  'type',
+  'kind',
+  'status',
+  'state',
+  'url',
+  'host',
+  'address'
+]
 
 /** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
 export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown[] | undefined, now: number): string {
   const lines = ['## Service targets', '']
   const subject = readClaims(token.accessToken).sub
-  const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[token.source]
+  const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
+    token.source
+  ]
   const expiry =
     token.expiresAt === undefined
       ? 'expiry not stated'
@@ -33,7 +47,10 @@ export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown
       lines.push(`| ${values.map(v => cell(v)).join(' | ')} |`)
     }
     if (targets.length > shown.length) {
-      lines.push('', `…and ${targets.length - shown.length} more: all ${targets.length} are in the \`targets-file\` output.`)
+      lines.push(
+        '',
+        `…and ${targets.length - shown.length} more: all ${targets.length} are in the \`targets-file\` output.`
+      )
     }
   }
   return redact(lines.join('\n')) + '\n'

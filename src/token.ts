@@ -30,7 +30,14 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
       throw new Error(`The token input expired at ${new Date(expiresAt).toISOString()}: give a fresh token.`)
     }
     core.info(`Using the token from the token input${lifetime(expiresAt, now)}; no exchange made`)
-    return { accessToken: token, tokenType: 'Bearer', scope: claims.scope, expiresAt, expiresIn: secondsLeft(expiresAt, now), source: 'input' }
+    return {
+      accessToken: token,
+      tokenType: 'Bearer',
+      scope: claims.scope,
+      expiresAt,
+      expiresIn: secondsLeft(expiresAt, now),
+      source: 'input'
+    }
   }
 
   if (inputs.sealedToken) {
@@ -67,7 +74,9 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
 }
 
 function lifetime(expiresAt: number | undefined, now: number): string {
-  return expiresAt === undefined ? ' (its lifetime is not stated)' : `, expires in ${formatDuration((expiresAt - now) / 1000)}`
+  return expiresAt === undefined
+    ? ' (its lifetime is not stated)'
+    : `, expires in ${formatDuration((expiresAt - now) / 1000)}`
 }
 
 function secondsLeft(expiresAt: number | undefined, now: number): number | undefined {

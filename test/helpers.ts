@@ -29,5 +29,6 @@ export function recordingHttp(overrides: Partial<HttpOptions> = {}): Recorded {
 
 /** Unit tests talk to nock, never through a proxy from the developer's environment. */
 export function clearProxyEnv(): void {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[name]
+  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
+    delete process.env[name]
 }

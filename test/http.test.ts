@@ -39,7 +39,11 @@ describe('retry policy', () => {
     expect(res.status).toBe(200)
     expect(res.attempts).toBe(2)
     expect(waits).toEqual([500]) // full jitter: random 0.5 of the first 1 s backoff
-    expect(infos).toEqual([expect.stringMatching(new RegExp(`^The targets request failed on attempt 1 of 3 \\(HTTP ${status} .*\\); retrying in 0\\.5 s$`))])
+    expect(infos).toEqual([
+      expect.stringMatching(
+        new RegExp(`^The targets request failed on attempt 1 of 3 \\(HTTP ${status} .*\\); retrying in 0\\.5 s$`)
+      )
+    ])
   })
 
   it.each([400, 401, 403, 404, 409, 422])('never retries HTTP %i', async status => {
@@ -112,19 +116,30 @@ describe('retry policy', () => {
   })
 
   it('waits exactly the 60 s cap when asked for 60 s', async () => {
-    nock(ORIGIN).get('/v1/targets').reply(503, '', { 'Retry-After': String(MAX_SERVER_WAIT_MS / 1000) }).get('/v1/targets').reply(200, '[]')
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(503, '', { 'Retry-After': String(MAX_SERVER_WAIT_MS / 1000) })
+      .get('/v1/targets')
+      .reply(200, '[]')
     const { http, waits } = recordingHttp()
     await http.send(get())
     expect(waits).toEqual([60_000])
   })
 
-  it.each(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN'])('retries the connection error %s', async code => {
-    nock(ORIGIN).get('/v1/targets').replyWithError(netError(code, `connect ${code}`)).get('/v1/targets').reply(200, '[]')
-    const { http, infos } = recordingHttp()
-    const res = await http.send(get())
-    expect(res.status).toBe(200)
-    expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
-  })
+  it.each(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN'])(
+    'retries the connection error %s',
+    async code => {
+      nock(ORIGIN)
+        .get('/v1/targets')
+        .replyWithError(netError(code, `connect ${code}`))
+        .get('/v1/targets')
+        .reply(200, '[]')
+      const { http, infos } = recordingHttp()
+      const res = await http.send(get())
+      expect(res.status).toBe(200)
+      expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
+    }
+  )
 
   it('names the request, the origin and the attempts when connection errors persist', async () => {
     nock(ORIGIN).get('/v1/targets').times(3).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
@@ -142,9 +157,13 @@ describe('retry policy', () => {
   })
 
   it('explains an untrusted certificate and names NODE_EXTRA_CA_CERTS', async () => {
-    nock(ORIGIN).get('/v1/targets').replyWithError(netError('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'))
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .replyWithError(netError('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'))
     const { http } = recordingHttp()
-    await expect(http.send(get())).rejects.toThrow(/not trusted by this machine \(SELF_SIGNED_CERT_IN_CHAIN\).*NODE_EXTRA_CA_CERTS/)
+    await expect(http.send(get())).rejects.toThrow(
+      /not trusted by this machine \(SELF_SIGNED_CERT_IN_CHAIN\).*NODE_EXTRA_CA_CERTS/
+    )
   })
 })
 
@@ -183,8 +202,15 @@ describe('redirects and size', () => {
   it('refuses a token POST redirect because it carries the secret', async () => {
     nock(ORIGIN).post('/oauth/token').reply(307, '', { Location: '/other/token' })
     const { http } = recordingHttp()
-    const request: HttpRequest = { ...get('/oauth/token'), method: 'POST', body: '{}', action: 'exchange client credentials for a token' }
-    await expect(http.send(request)).rejects.toThrow(/to https:\/\/api\.example\.test\/other\/token; a token request carries the client secret/)
+    const request: HttpRequest = {
+      ...get('/oauth/token'),
+      method: 'POST',
+      body: '{}',
+      action: 'exchange client credentials for a token'
+    }
+    await expect(http.send(request)).rejects.toThrow(
+      /to https:\/\/api\.example\.test\/other\/token; a token request carries the client secret/
+    )
   })
 
   it('refuses a body over the cap from its Content-Length', async () => {
@@ -203,7 +229,12 @@ describe('redirects and size', () => {
 })
 
 describe('statusError', () => {
-  const res = (status: number, body: string, attempts = 1) => ({ status, headers: {}, body: Buffer.from(body), attempts })
+  const res = (status: number, body: string, attempts = 1) => ({
+    status,
+    headers: {},
+    body: Buffer.from(body),
+    attempts
+  })
 
   it.each([
     [401, '{"error":"access_denied","error_description":"Unauthorized"}', '(access_denied: Unauthorized)'],

@@ -64,10 +64,26 @@ describe('exchangeToken', () => {
   })
 
   it.each([
-    [401, { error: 'access_denied', error_description: 'Unauthorized' }, /answered HTTP 401 Unauthorized \(access_denied: Unauthorized\)\. Check the client-id and client-secret inputs/],
-    [403, { error: 'access_denied', error_description: 'Client has not been granted scopes' }, /HTTP 403 Forbidden \(access_denied: Client has not been granted scopes\)\. The client has no grant for the audience "https:\/\/tenant\.idp\.test\/api\/v2\/"/],
-    [400, { error: 'invalid_request' }, /HTTP 400 Bad Request \(invalid_request\)\. The identity provider rejected the request/],
-    [404, 'Not Found', /HTTP 404 Not Found \(Not Found\)\. There is no token endpoint at https:\/\/tenant\.idp\.test\/oauth\/token: check auth-url/],
+    [
+      401,
+      { error: 'access_denied', error_description: 'Unauthorized' },
+      /answered HTTP 401 Unauthorized \(access_denied: Unauthorized\)\. Check the client-id and client-secret inputs/
+    ],
+    [
+      403,
+      { error: 'access_denied', error_description: 'Client has not been granted scopes' },
+      /HTTP 403 Forbidden \(access_denied: Client has not been granted scopes\)\. The client has no grant for the audience "https:\/\/tenant\.idp\.test\/api\/v2\/"/
+    ],
+    [
+      400,
+      { error: 'invalid_request' },
+      /HTTP 400 Bad Request \(invalid_request\)\. The identity provider rejected the request/
+    ],
+    [
+      404,
+      'Not Found',
+      /HTTP 404 Not Found \(Not Found\)\. There is no token endpoint at https:\/\/tenant\.idp\.test\/oauth\/token: check auth-url/
+    ],
     [500, 'oops', /after 3 attempts \(oops\)\. The identity provider failed: re-run later\./]
   ])('turns HTTP %i into an error that says what to do', async (status, body, message) => {
     nock(IDP).post('/oauth/token').times(3).reply(status, body)
@@ -76,7 +92,8 @@ describe('exchangeToken', () => {
 })
 
 describe('parseTokenResponse', () => {
-  const parse = (body: unknown) => parseTokenResponse(typeof body === 'string' ? body : JSON.stringify(body), () => undefined)
+  const parse = (body: unknown) =>
+    parseTokenResponse(typeof body === 'string' ? body : JSON.stringify(body), () => undefined)
 
   it.each([
     ['{"access_token": "eyJ', 'is not valid JSON'],
@@ -90,7 +107,9 @@ describe('parseTokenResponse', () => {
     [{ access_token: TOKEN, expires_in: -1 }, 'has an expires_in that is not a non-negative number'],
     [{ access_token: TOKEN, scope: ['a'] }, 'has a scope that is not a string']
   ])('names what is wrong with %j', (body, message) => {
-    expect(() => parse(body)).toThrow(`Failed to exchange client credentials for a token: the identity provider's response ${message}`)
+    expect(() => parse(body)).toThrow(
+      `Failed to exchange client credentials for a token: the identity provider's response ${message}`
+    )
   })
 
   it('never quotes the body, which may hold the token', () => {
@@ -118,7 +137,9 @@ describe('parseTokenResponse', () => {
   it('hands over every secret in the response before validating the rest', () => {
     const seen: string[] = []
     expect(() =>
-      parseTokenResponse(JSON.stringify({ access_token: TOKEN, refresh_token: 'refresh-1234', token_type: 'mac' }), s => seen.push(s))
+      parseTokenResponse(JSON.stringify({ access_token: TOKEN, refresh_token: 'refresh-1234', token_type: 'mac' }), s =>
+        seen.push(s)
+      )
     ).toThrow()
     expect(seen).toEqual([TOKEN, 'refresh-1234'])
   })

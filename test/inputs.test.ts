@@ -11,7 +11,8 @@ const VALID: Record<string, string> = {
 
 function setInputs(inputs: Record<string, string>): void {
   for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_')) delete process.env[key]
-  for (const [name, value] of Object.entries({ ...DEFAULTS, ...inputs })) process.env[`INPUT_${name.toUpperCase()}`] = value
+  for (const [name, value] of Object.entries({ ...DEFAULTS, ...inputs }))
+    process.env[`INPUT_${name.toUpperCase()}`] = value
 }
 
 let written: string[]
@@ -30,7 +31,14 @@ describe('getInputs', () => {
     const inputs = getInputs()
     expect(inputs.credentials?.tokenUrl.href).toBe('https://tenant.idp.test/oauth/token')
     expect(inputs.baseUrl.href).toBe('https://api.service.test/')
-    expect(inputs).toMatchObject({ timeoutSeconds: 30, maxAttempts: 3, maxPages: 1000, listTargets: true, summary: true, minValiditySeconds: 300 })
+    expect(inputs).toMatchObject({
+      timeoutSeconds: 30,
+      maxAttempts: 3,
+      maxPages: 1000,
+      listTargets: true,
+      summary: true,
+      minValiditySeconds: 300
+    })
     expect(inputs.credentials?.format).toBe('json')
   })
 
@@ -54,7 +62,12 @@ describe('getInputs', () => {
   })
 
   it('takes token-url in place of auth-url, query included', () => {
-    setInputs({ ...VALID, 'auth-url': '', 'token-url': 'https://login.test/tenant/token?p=policy', 'token-request-format': 'form' })
+    setInputs({
+      ...VALID,
+      'auth-url': '',
+      'token-url': 'https://login.test/tenant/token?p=policy',
+      'token-request-format': 'form'
+    })
     expect(getInputs().credentials).toMatchObject({ format: 'form' })
     expect(getInputs().credentials?.tokenUrl.href).toBe('https://login.test/tenant/token?p=policy')
   })

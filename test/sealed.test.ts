@@ -9,7 +9,11 @@ const credentials: Credentials = {
   format: 'json'
 }
 const baseUrl = new URL('https://api.test/')
-const token = { accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.sig', scope: 'read', expiresAt: 1_800_000_000_000 }
+const token = {
+  accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.sig',
+  scope: 'read',
+  expiresAt: 1_800_000_000_000
+}
 
 describe('sealed tokens', () => {
   it('round-trips with the same secret and settings', () => {
@@ -34,7 +38,9 @@ describe('sealed tokens', () => {
     ['another token URL', { ...credentials, tokenUrl: new URL('https://idp2.test/oauth/token') }, baseUrl],
     ['another base URL', credentials, new URL('https://api2.test/')]
   ])('cannot be opened with %s', (_what, other, otherBase) => {
-    expect(unseal(seal(token, credentials, baseUrl), other, otherBase)).toEqual({ reason: expect.stringContaining('cannot be opened') })
+    expect(unseal(seal(token, credentials, baseUrl), other, otherBase)).toEqual({
+      reason: expect.stringContaining('cannot be opened')
+    })
   })
 
   it('detects tampering with any byte', () => {

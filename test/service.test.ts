@@ -33,7 +33,9 @@ describe('listTargets', () => {
   })
 
   it.each(['targets', 'data', 'items', 'results'])('accepts an object holding the list under %s', async key => {
-    nock(API).get('/v1/targets').reply(200, { [key]: ['a', 'b'], total: 2 })
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { [key]: ['a', 'b'], total: 2 })
     await expect(list()).resolves.toEqual(['a', 'b'])
   })
 
@@ -85,18 +87,30 @@ describe('listTargets', () => {
       .reply(200, { items: [1], next: '/v1/targets?page=2' })
       .get('/v1/targets?page=2')
       .reply(200, { items: [2], next: '/v1/targets?page=3' })
-    await expect(list(API, 2)).rejects.toThrow('the list has more than max-pages (2) pages; 2 targets so far. Raise max-pages')
+    await expect(list(API, 2)).rejects.toThrow(
+      'the list has more than max-pages (2) pages; 2 targets so far. Raise max-pages'
+    )
   })
 
   it('stops at max-pages exactly when the last page has no next link', async () => {
-    nock(API).get('/v1/targets').reply(200, { items: [1], next: '/v1/targets?page=2' }).get('/v1/targets?page=2').reply(200, { items: [2] })
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { items: [1], next: '/v1/targets?page=2' })
+      .get('/v1/targets?page=2')
+      .reply(200, { items: [2] })
     await expect(list(API, 2)).resolves.toEqual([1, 2])
   })
 
   it.each([
     [401, /HTTP 401 Unauthorized \(Invalid token\)\. The service refused the token/],
-    [403, /HTTP 403 Forbidden \(Invalid token\)\. The token is valid but the organisation's bot user may not list targets: add the bot user to a group/],
-    [404, /HTTP 404 Not Found \(Invalid token\)\. Check base-url \(https:\/\/api\.service\.test\/\): targets are listed at \{base-url\}\/v1\/targets/],
+    [
+      403,
+      /HTTP 403 Forbidden \(Invalid token\)\. The token is valid but the organisation's bot user may not list targets: add the bot user to a group/
+    ],
+    [
+      404,
+      /HTTP 404 Not Found \(Invalid token\)\. Check base-url \(https:\/\/api\.service\.test\/\): targets are listed at \{base-url\}\/v1\/targets/
+    ],
     [500, /HTTP 500 Internal Server Error after 3 attempts \(Invalid token\)\. The service failed: re-run later/]
   ])('turns HTTP %i into an error that says what to do', async (status, message) => {
     nock(API).get('/v1/targets').times(3).reply(status, { message: 'Invalid token' })
@@ -107,7 +121,10 @@ describe('listTargets', () => {
 describe('parseTargetsBody', () => {
   it.each([
     ['<html>login</html>', 'is not valid JSON: "<html>login</html>"'],
-    ['{"count": 3, "page": 1}', 'is a JSON object without a targets, data, items, results array (its keys: count, page)'],
+    [
+      '{"count": 3, "page": 1}',
+      'is a JSON object without a targets, data, items, results array (its keys: count, page)'
+    ],
     ['"targets"', 'is JSON string, not a list of targets'],
     ['null', 'is JSON null, not a list of targets'],
     ['{"targets": [], "next": 5}', 'has a next field that is not a URL string']

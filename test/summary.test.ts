@@ -14,8 +14,18 @@ const base = new URL('https://api.test/')
 
 describe('renderSummary', () => {
   it('shows the count, expiry, subject and a table of the targets', () => {
-    const md = renderSummary(token, base, [{ id: 't1', name: 'one', extra: { a: 1 } }, { id: 't2', status: 'ok' }], now)
-    expect(md).toContain('- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h); subject `bot@clients`')
+    const md = renderSummary(
+      token,
+      base,
+      [
+        { id: 't1', name: 'one', extra: { a: 1 } },
+        { id: 't2', status: 'ok' }
+      ],
+      now
+    )
+    expect(md).toContain(
+      '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h); subject `bot@clients`'
+    )
     expect(md).toContain('- **Targets**: 2 from `https://api.test`')
     expect(md).toContain('| id | name | status |\n| --- | --- | --- |\n| t1 | one |  |\n| t2 |  | ok |')
     expect(md).not.toContain(token.accessToken)
@@ -42,7 +52,13 @@ describe('renderSummary', () => {
   })
 
   it('chooses common fields first, then other scalar fields, at most five', () => {
-    expect(chooseColumns([{ z: 1, nested: {}, status: 'a', id: 1, b: 2, c: 3, d: 4 }])).toEqual(['id', 'status', 'z', 'b', 'c'])
+    expect(chooseColumns([{ z: 1, nested: {}, status: 'a', id: 1, b: 2, c: 3, d: 4 }])).toEqual([
+      'id',
+      'status',
+      'z',
+      'b',
+      'c'
+    ])
     expect(chooseColumns([1, 2])).toBeUndefined()
   })
 })

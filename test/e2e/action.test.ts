@@ -23,7 +23,8 @@ afterAll(async () => {
 beforeEach(() => {
   idp.requests.length = 0
   api.requests.length = 0
-  idpReply = res => json(res, 200, { access_token: TOKEN, scope: 'read:client_grants', expires_in: 86400, token_type: 'Bearer' })
+  idpReply = res =>
+    json(res, 200, { access_token: TOKEN, scope: 'read:client_grants', expires_in: 86400, token_type: 'Bearer' })
   apiReply = res => json(res, 200, TARGETS)
 })
 
@@ -51,9 +52,20 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
         audience: CLIENT.audience,
         grant_type: 'client_credentials'
       })
-      expect(tokenRequest.body).toBe(JSON.stringify({ client_id: CLIENT.id, client_secret: CLIENT.secret, audience: CLIENT.audience, grant_type: 'client_credentials' }))
+      expect(tokenRequest.body).toBe(
+        JSON.stringify({
+          client_id: CLIENT.id,
+          client_secret: CLIENT.secret,
+          audience: CLIENT.audience,
+          grant_type: 'client_credentials'
+        })
+      )
       expect(api.requests).toEqual([
-        expect.objectContaining({ method: 'GET', url: '/v1/targets', headers: expect.objectContaining({ authorization: `Bearer ${TOKEN}`, accept: 'application/json' }) })
+        expect.objectContaining({
+          method: 'GET',
+          url: '/v1/targets',
+          headers: expect.objectContaining({ authorization: `Bearer ${TOKEN}`, accept: 'application/json' })
+        })
       ])
 
       // Masks come first: the secret when read, the token the moment it arrives.
@@ -91,7 +103,10 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
   })
 
   it('exports the token to a variable for later steps when asked', async () => {
-    const run = await runAction(inputs({ 'export-variable': 'SERVICE_TOKEN', 'list-targets': 'false', summary: 'false' }), { debug })
+    const run = await runAction(
+      inputs({ 'export-variable': 'SERVICE_TOKEN', 'list-targets': 'false', summary: 'false' }),
+      { debug }
+    )
     try {
       expect(run.code).toBe(0)
       expect(run.exported).toEqual({ SERVICE_TOKEN: TOKEN })
@@ -114,7 +129,11 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
       expect(idp.requests).toHaveLength(0)
       expect(api.requests[0].headers.authorization).toBe(`Bearer ${userToken}`)
       expect(run.stdout.split('\n')[0]).toBe(`::add-mask::${userToken}`)
-      expect(run.outputs).toMatchObject({ 'token-source': 'input', 'expires-at': new Date(exp * 1000).toISOString().replace('.000Z', 'Z'), 'sealed-token': '' })
+      expect(run.outputs).toMatchObject({
+        'token-source': 'input',
+        'expires-at': new Date(exp * 1000).toISOString().replace('.000Z', 'Z'),
+        'sealed-token': ''
+      })
       expect(run.log).toMatch(/Using the token from the token input, expires in (59 min|1 h); no exchange made/)
       expectNoLeaks(run, [userToken])
     } finally {
@@ -139,16 +158,58 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
   })
 
   it.each([
-    ['IdP 401', () => (idpReply = res => json(res, 401, { error: 'access_denied', error_description: 'Unauthorized' })), /^::error::Failed to exchange client credentials for a token: 127\.0\.0\.1:\d+ answered HTTP 401 Unauthorized \(access_denied: Unauthorized\)\. Check the client-id and client-secret inputs/],
-    ['IdP 403', () => (idpReply = res => json(res, 403, { error: 'access_denied', error_description: 'Client has not been granted scopes' })), /HTTP 403 Forbidden \(access_denied: Client has not been granted scopes\)\. The client has no grant for the audience/],
-    ['a junk token response', () => (idpReply = res => json(res, 200, '<html>hi</html>')), /the identity provider's response is not valid JSON/],
-    ['a token response without access_token', () => (idpReply = res => json(res, 200, { token_type: 'Bearer' })), /the identity provider's response has no access_token/],
-    ['a non-Bearer token', () => (idpReply = res => json(res, 200, { access_token: TOKEN, token_type: 'MAC' })), /has token_type "MAC"; only Bearer tokens are supported/],
-    ['service 401', () => (apiReply = res => json(res, 401, { message: 'jwt expired' })), /Failed to list targets: 127\.0\.0\.1:\d+ answered HTTP 401 Unauthorized \(jwt expired\)\. The service refused the token/],
-    ['service 403', () => (apiReply = res => json(res, 403, { message: 'Forbidden' })), /HTTP 403 Forbidden \(Forbidden\)\. The token is valid but the organisation's bot user may not list targets: add the bot user to a group/],
-    ['service 404', () => (apiReply = res => json(res, 404, { message: 'Not found' })), /HTTP 404 Not Found \(Not found\)\. Check base-url/],
-    ['service 500', () => (apiReply = res => json(res, 500, 'boom', { 'Retry-After': '0' })), /HTTP 500 Internal Server Error after 3 attempts \(boom\)\. The service failed: re-run later/],
-    ['an unreadable targets body', () => (apiReply = res => json(res, 200, { count: 0 })), /the service's response is a JSON object without a targets, data, items, results array \(its keys: count\)/]
+    [
+      'IdP 401',
+      () => (idpReply = res => json(res, 401, { error: 'access_denied', error_description: 'Unauthorized' })),
+      /^::error::Failed to exchange client credentials for a token: 127\.0\.0\.1:\d+ answered HTTP 401 Unauthorized \(access_denied: Unauthorized\)\. Check the client-id and client-secret inputs/
+    ],
+    [
+      'IdP 403',
+      () =>
+        (idpReply = res =>
+          json(res, 403, { error: 'access_denied', error_description: 'Client has not been granted scopes' })),
+      /HTTP 403 Forbidden \(access_denied: Client has not been granted scopes\)\. The client has no grant for the audience/
+    ],
+    [
+      'a junk token response',
+      () => (idpReply = res => json(res, 200, '<html>hi</html>')),
+      /the identity provider's response is not valid JSON/
+    ],
+    [
+      'a token response without access_token',
+      () => (idpReply = res => json(res, 200, { token_type: 'Bearer' })),
+      /the identity provider's response has no access_token/
+    ],
+    [
+      'a non-Bearer token',
+      () => (idpReply = res => json(res, 200, { access_token: TOKEN, token_type: 'MAC' })),
+      /has token_type "MAC"; only Bearer tokens are supported/
+    ],
+    [
+      'service 401',
+      () => (apiReply = res => json(res, 401, { message: 'jwt expired' })),
+      /Failed to list targets: 127\.0\.0\.1:\d+ answered HTTP 401 Unauthorized \(jwt expired\)\. The service refused the token/
+    ],
+    [
+      'service 403',
+      () => (apiReply = res => json(res, 403, { message: 'Forbidden' })),
+      /HTTP 403 Forbidden \(Forbidden\)\. The token is valid but the organisation's bot user may not list targets: add the bot user to a group/
+    ],
+    [
+      'service 404',
+      () => (apiReply = res => json(res, 404, { message: 'Not found' })),
+      /HTTP 404 Not Found \(Not found\)\. Check base-url/
+    ],
+    [
+      'service 500',
+      () => (apiReply = res => json(res, 500, 'boom', { 'Retry-After': '0' })),
+      /HTTP 500 Internal Server Error after 3 attempts \(boom\)\. The service failed: re-run later/
+    ],
+    [
+      'an unreadable targets body',
+      () => (apiReply = res => json(res, 200, { count: 0 })),
+      /the service's response is a JSON object without a targets, data, items, results array \(its keys: count\)/
+    ]
   ])('fails cleanly on %s', async (_name, arrange, message) => {
     arrange()
     const run = await runAction(inputs({ 'export-variable': 'SERVICE_TOKEN' }), { debug })

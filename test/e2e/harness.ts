@@ -48,7 +48,12 @@ export async function startServer(handler: Handler): Promise<TestServer> {
     const chunks: Buffer[] = []
     req.on('data', c => chunks.push(c))
     req.on('end', () => {
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8')
+      }
       requests.push(received)
       handler(received, res, requests.length - 1)
     })
@@ -85,7 +90,9 @@ export const CLIENT = {
 
 /** Everything a user can read after the step: files in RUNNER_TEMP included. */
 function tempFiles(run: Run): string[] {
-  return existsSync(run.runnerTemp) ? readdirSync(run.runnerTemp).map(f => readFileSync(join(run.runnerTemp, f), 'utf8')) : []
+  return existsSync(run.runnerTemp)
+    ? readdirSync(run.runnerTemp).map(f => readFileSync(join(run.runnerTemp, f), 'utf8'))
+    : []
 }
 
 /**
