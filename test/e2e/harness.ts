@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer, IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 // @ts-expect-error: plain JavaScript, shared with npm run demo
@@ -41,10 +42,10 @@ export interface TestServer {
 
 export type Handler = (req: Received, res: ServerResponse, index: number) => void
 
-/** An HTTP server on 127.0.0.1 that records every request and answers with `handler`. */
-export async function startServer(handler: Handler): Promise<TestServer> {
+/** An HTTP(S) server on 127.0.0.1 that records every request and answers with `handler`. */
+export async function startServer(handler: Handler, tls?: { key: string; cert: string }): Promise<TestServer> {
   const requests: Received[] = []
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', c => chunks.push(c))
     req.on('end', () => {
@@ -57,10 +58,11 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       requests.push(received)
       handler(received, res, requests.length - 1)
     })
-  })
+  }
+  const server = tls ? createTlsServer(tls, listener) : createServer(listener)
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     server,
     close: () =>
