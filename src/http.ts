@@ -1,7 +1,5 @@
 import * as http from 'node:http'
-import * as https from 'node:https'
-import { HttpClient } from '@actions/http-client'
-import { getProxyUrl } from '@actions/http-client/lib/proxy'
+import { getProxyUrl, ProxyAgents } from './proxy.js'
 import { excerpt, redact } from './secrets.js'
 
 export interface HttpRequest {
@@ -61,7 +59,8 @@ const BACKOFF_CAP_MS = 20_000
 
 /** One request path for every call the action makes: timeout, size cap, redirects, retries. */
 export class Http {
-  private readonly clients = new Map<string, HttpClient>()
+  private readonly direct = new Map<string, http.Agent>()
+  private readonly proxied: ProxyAgents
   private readonly sleep: (ms: number) => Promise<void>
   private readonly random: () => number
   private readonly now: () => number
@@ -70,6 +69,7 @@ export class Http {
     this.sleep = options.sleep ?? (ms => new Promise(resolve => setTimeout(resolve, ms)))
     this.random = options.random ?? Math.random
     this.now = options.now ?? Date.now
+    this.proxied = new ProxyAgents(options.userAgent)
   }
 
   async send(request: HttpRequest): Promise<HttpResponse> {
@@ -117,23 +117,27 @@ export class Http {
   }
 
   dispose(): void {
-    for (const client of this.clients.values()) client.dispose()
-    this.clients.clear()
+    for (const agent of this.direct.values()) agent.destroy()
+    this.direct.clear()
+    this.proxied.dispose()
   }
 
-  private agentFor(url: URL): http.Agent {
-    // http-client caches one agent per client regardless of protocol: keep a client per protocol.
-    let client = this.clients.get(url.protocol)
-    if (!client) {
-      client = new HttpClient(this.options.userAgent, [], { keepAlive: true })
-      this.clients.set(url.protocol, client)
+  /** https (and so tls) is loaded only when a URL needs it: most of a cold start otherwise. */
+  private async transport(url: URL): Promise<{ request: typeof http.request; agent: http.Agent }> {
+    const secure = url.protocol === 'https:'
+    const module = secure ? await import('node:https') : http
+    if (getProxyUrl(url)) return { request: module.request, agent: await this.proxied.agentFor(url) }
+    let agent = this.direct.get(url.protocol)
+    if (!agent) {
+      agent = new module.Agent({ keepAlive: true })
+      this.direct.set(url.protocol, agent)
     }
-    return client.getAgent(url.href)
+    return { request: module.request, agent }
   }
 
-  private attempt(request: HttpRequest): Promise<Omit<HttpResponse, 'attempts'>> {
+  private async attempt(request: HttpRequest): Promise<Omit<HttpResponse, 'attempts'>> {
     const { url, maxBytes } = request
-    const transport = url.protocol === 'https:' ? https : http
+    const { request: send, agent } = await this.transport(url)
     const headers: Record<string, string | number> = {
       'User-Agent': this.options.userAgent,
       ...request.headers
@@ -149,7 +153,7 @@ export class Http {
         req.destroy()
         reject(err)
       }
-      const req = transport.request(url, { method: request.method, headers, agent: this.agentFor(url) }, res => {
+      const req = send(url, { method: request.method, headers, agent }, res => {
         const status = res.statusCode ?? 0
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume()

@@ -1,0 +1,169 @@
+// npm run bench: the action's cost as a workflow pays it, measured against baselines in the same run.
+// 1. token + one page of 100 targets on loopback: dist/index.js run as a runner runs it, interleaved
+//    with `node -e 0` (Node's own start-up) and with curl + jq making the same two requests.
+// 2. 500 pages of 200 targets: wall time and peak RSS of the action.
+// Prints medians and ratios; exits 1 when a goal is missed. Needs Node 24; curl and jq for the baseline.
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { inputEnv, root } from '../demo/runner.js'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 30)
+const LARGE_RUNS = Number(process.env.BENCH_LARGE_RUNS || 3)
+const CLIENT = { id: 'bench-client', secret: 'bench-secret', audience: 'https://bench.idp.local/api/v2/' }
+const jwtPart = v => Buffer.from(JSON.stringify(v)).toString('base64url')
+const TOKEN = `${jwtPart({ alg: 'HS256' })}.${jwtPart({ sub: 'bench@clients', exp: 4102444800 })}.c2ln`
+const TOKEN_BODY = JSON.stringify({
+  access_token: TOKEN,
+  scope: 'read:targets',
+  expires_in: 86400,
+  token_type: 'Bearer'
+})
+const target = i => ({ id: `tgt-${i}`, name: `target-${i}`, type: 'host', status: 'active' })
+const SMALL_BODY = JSON.stringify(Array.from({ length: 100 }, (_, i) => target(i)))
+const PAGES = 500
+const PER_PAGE = 200
+const PAGE_BODIES = Array.from({ length: PAGES }, (_, p) =>
+  JSON.stringify({ targets: Array.from({ length: PER_PAGE }, (_, i) => target(p * PER_PAGE + i)) })
+)
+
+function serve(handler) {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => handler(req, res))
+  })
+  return new Promise(resolve =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` }))
+  )
+}
+
+const idp = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(TOKEN_BODY))
+const api = await serve((req, res) => {
+  const url = new URL(req.url, 'http://x')
+  if (url.pathname === '/small/v1/targets')
+    return res.writeHead(200, { 'Content-Type': 'application/json' }).end(SMALL_BODY)
+  const page = Number(url.searchParams.get('page') || 1)
+  const headers = { 'Content-Type': 'application/json' }
+  if (page < PAGES) headers.Link = `</large/v1/targets?page=${page + 1}>; rel="next"`
+  res.writeHead(200, headers).end(PAGE_BODIES[page - 1])
+})
+
+const dir = mkdtempSync(join(tmpdir(), 'm2m-bench-'))
+function runnerEnv(baseUrl) {
+  for (const f of ['output', 'env', 'summary']) writeFileSync(join(dir, f), '')
+  return {
+    PATH: process.env.PATH,
+    RUNNER_TEMP: dir,
+    GITHUB_OUTPUT: join(dir, 'output'),
+    GITHUB_ENV: join(dir, 'env'),
+    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+    ...inputEnv({
+      'client-id': CLIENT.id,
+      'client-secret': CLIENT.secret,
+      'auth-url': idp.url,
+      audience: CLIENT.audience,
+      'base-url': baseUrl
+    })
+  }
+}
+
+/** Runs a command to its end without blocking this process (its servers answer meanwhile). */
+function timed(command, args, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', d => (stdout += d))
+    child.stderr.on('data', d => (stderr += d))
+    child.on('close', code => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
+      if (code === 0) resolve({ ms, stdout })
+      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stdout}${stderr}`))
+    })
+  })
+}
+
+const has = cmd => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+const median = xs => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+const action = join(root, 'dist', 'index.js')
+const smallEnv = runnerEnv(`${api.url}/small`)
+const curlScript = `
+  token=$(curl -fsS -X POST -H 'Content-Type: application/json' -d "$BODY" "$AUTH/oauth/token" | jq -r .access_token)
+  curl -fsS -H 'Accept: application/json' -H "Authorization: Bearer $token" "$BASE/v1/targets" | jq -c . > /dev/null`
+const curlEnv = {
+  PATH: process.env.PATH,
+  AUTH: idp.url,
+  BASE: `${api.url}/small`,
+  BODY: JSON.stringify({
+    client_id: CLIENT.id,
+    client_secret: CLIENT.secret,
+    audience: CLIENT.audience,
+    grant_type: 'client_credentials'
+  })
+}
+const withCurl = has('curl') && has('jq')
+
+const samples = { node: [], action: [], curl: [] }
+await timed(process.execPath, [action], smallEnv) // warm the file cache
+for (let i = 0; i < ROUNDS; i++) {
+  samples.node.push((await timed(process.execPath, ['-e', '0'], smallEnv)).ms)
+  samples.action.push((await timed(process.execPath, [action], smallEnv)).ms)
+  if (withCurl) samples.curl.push((await timed('bash', ['-c', curlScript], curlEnv)).ms)
+}
+
+const large = []
+const rssScript =
+  'import resource, subprocess, sys, time; t = time.monotonic(); ' +
+  'subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); ' +
+  'print((time.monotonic() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)'
+for (let i = 0; i < LARGE_RUNS; i++) {
+  // python3 reports the child's own wall time and peak RSS (getrusage of its children).
+  const { stdout } = await timed('python3', ['-c', rssScript, process.execPath, action], runnerEnv(`${api.url}/large`))
+  const [ms, kib] = stdout.trim().split(' ').map(Number)
+  large.push({ ms, mib: kib / 1024 })
+}
+
+idp.server.close()
+api.server.close()
+rmSync(dir, { recursive: true, force: true })
+
+const m = { node: median(samples.node), action: median(samples.action), curl: withCurl ? median(samples.curl) : NaN }
+const bundleKb = statSync(action).size / 1000
+const largeMs = median(large.map(l => l.ms))
+const largeMib = median(large.map(l => l.mib))
+const goals = [
+  ['action - node -e 0', `${(m.action - m.node).toFixed(1)} ms`, '<= 25 ms', m.action - m.node <= 25],
+  [
+    'action / curl + jq',
+    withCurl ? `${(m.action / m.curl).toFixed(2)}` : 'n/a',
+    '<= 0.60',
+    !withCurl || m.action / m.curl <= 0.6
+  ],
+  ['bundle dist/index.js', `${bundleKb.toFixed(0)} KB`, '<= 300 KB', bundleKb <= 300],
+  [`${PAGES} pages x ${PER_PAGE} targets, wall`, `${(largeMs / 1000).toFixed(2)} s`, '< 3 s', largeMs < 3000],
+  [`${PAGES} pages x ${PER_PAGE} targets, peak RSS`, `${largeMib.toFixed(0)} MiB`, '< 150 MiB', largeMib < 150]
+]
+
+console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, medians (token + 100 targets on loopback)\n`)
+console.log('| run | median ms |\n| --- | ---: |')
+console.log(`| node -e 0 | ${m.node.toFixed(1)} |`)
+console.log(`| action (dist/index.js) | ${m.action.toFixed(1)} |`)
+console.log(`| curl + jq | ${withCurl ? m.curl.toFixed(1) : 'not installed'} |`)
+console.log('\n| goal | measured | target | met |\n| --- | ---: | ---: | --- |')
+for (const [name, value, target, met] of goals)
+  console.log(`| ${name} | ${value} | ${target} | ${met ? 'yes' : 'NO'} |`)
+process.exitCode = goals.every(g => g[3]) ? 0 : 1
