@@ -31,6 +31,8 @@ export interface Received {
   readonly url: string
   readonly headers: IncomingMessage['headers']
   readonly body: string
+  /** The client's port: requests on one kept-alive connection share it. */
+  readonly remotePort?: number
 }
 
 export interface TestServer {
