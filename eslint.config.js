@@ -15,7 +15,7 @@ export default tseslint.config(
   },
   {
     // Scripts that print to a terminal on purpose.
-    files: ['demo/**', 'bench/**', '.github/**'],
+    files: ['demo/**', 'bench/**', 'test/real/**'],
     rules: { 'no-console': 'off' }
   }
 )
