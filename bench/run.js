@@ -4,7 +4,7 @@
 // 2. 500 pages of 200 targets: wall time and peak RSS of the action.
 // Prints medians and ratios; exits 1 when a goal is missed. Needs Node 24; curl and jq for the baseline.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -142,7 +142,10 @@ api.server.close()
 rmSync(dir, { recursive: true, force: true })
 
 const m = { node: median(samples.node), action: median(samples.action), curl: withCurl ? median(samples.curl) : NaN }
-const bundleKb = statSync(action).size / 1000
+const distDir = join(root, 'dist')
+const bundleKb = readdirSync(distDir)
+  .filter(f => f.endsWith('.js'))
+  .reduce((kb, f) => kb + statSync(join(distDir, f)).size / 1000, 0)
 const largeMs = median(large.map(l => l.ms))
 const largeMib = median(large.map(l => l.mib))
 const goals = [
@@ -153,7 +156,7 @@ const goals = [
     '<= 0.60',
     !withCurl || m.action / m.curl <= 0.6
   ],
-  ['bundle dist/index.js', `${bundleKb.toFixed(0)} KB`, '<= 300 KB', bundleKb <= 300],
+  ['bundle (all of dist/*.js)', `${bundleKb.toFixed(0)} KB`, '<= 300 KB', bundleKb <= 300],
   [`${PAGES} pages x ${PER_PAGE} targets, wall`, `${(largeMs / 1000).toFixed(2)} s`, '< 3 s', largeMs < 3000],
   [`${PAGES} pages x ${PER_PAGE} targets, peak RSS`, `${largeMib.toFixed(0)} MiB`, '< 150 MiB', largeMib < 150]
 ]
