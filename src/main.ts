@@ -33,27 +33,23 @@ export async function run(): Promise<void> {
   }
 }
 
+/** Lists targets; a list of more than one page logs a line per page inside a collapsed group. */
 async function listWithProgress(http: Http, baseUrl: URL, token: string, maxPages: number): Promise<unknown[]> {
   let grouped = false
+  const onPage = (page: number, count: number, total: number, more: boolean): void => {
+    if (page === 1 && !more) return
+    if (!grouped) core.startGroup('Listing targets page by page')
+    grouped = true
+    core.info(`Page ${page}: ${count} targets (${total} so far)`)
+  }
+  let targets: unknown[]
   try {
-    const targets = await listTargets(http, {
-      baseUrl,
-      token,
-      maxPages,
-      onPage: (page, count, total, more) => {
-        if (page === 1 && !more) return
-        if (!grouped) core.startGroup('Listing targets page by page')
-        grouped = true
-        core.info(`Page ${page}: ${count} targets (${total} so far)`)
-      }
-    })
-    if (grouped) core.endGroup()
-    grouped = false
-    core.info(`Listed ${targets.length} target${targets.length === 1 ? '' : 's'}`)
-    return targets
+    targets = await listTargets(http, { baseUrl, token, maxPages, onPage })
   } finally {
     if (grouped) core.endGroup()
   }
+  core.info(`Listed ${targets.length} target${targets.length === 1 ? '' : 's'}`)
+  return targets
 }
 
 async function writeSummary(markdown: string): Promise<void> {
