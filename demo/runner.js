@@ -45,6 +45,25 @@ function unescapeCommand(value) {
   return value.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%')
 }
 
+/** The values the log registered with ::add-mask::, each line of a multi-line one too. */
+export function masksIn(raw) {
+  const masks = new Set()
+  for (const line of raw.split('\n')) {
+    const add = /^::add-mask::(.*)$/.exec(line)
+    if (!add) continue
+    const value = unescapeCommand(add[1])
+    for (const v of [value, ...value.split(/\r?\n/)]) if (v) masks.add(v)
+  }
+  return [...masks]
+}
+
+/** Text with every masked value replaced by ***, longest first, as the runner does. */
+export function applyMasks(text, masks) {
+  let out = text
+  for (const m of [...masks].sort((a, b) => b.length - a.length)) out = out.split(m).join('***')
+  return out
+}
+
 /**
  * The log as the runner shows it: ::add-mask:: lines hidden, every masked value after them as ***,
  * ::debug:: lines only in debug mode.
@@ -53,16 +72,12 @@ export function maskLog(raw, debug = false) {
   const masks = []
   const shown = []
   for (const line of raw.split('\n')) {
-    const add = /^::add-mask::(.*)$/.exec(line)
-    if (add) {
-      const value = unescapeCommand(add[1])
-      for (const v of [value, ...value.split(/\r?\n/)]) if (v) masks.push(v)
+    if (line.startsWith('::add-mask::')) {
+      masks.push(...masksIn(line))
       continue
     }
     if (!debug && line.startsWith('::debug::')) continue
-    let out = line
-    for (const m of [...masks].sort((a, b) => b.length - a.length)) out = out.split(m).join('***')
-    shown.push(out)
+    shown.push(applyMasks(line, masks))
   }
   return shown.join('\n')
 }
