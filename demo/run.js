@@ -21,9 +21,8 @@ try {
   console.log(`\n--- Exit code: ${run.code} ---\n`)
   console.log('--- Step outputs ---')
   for (const [name, value] of Object.entries(run.outputs)) {
-    const shown =
-      name === 'token' ? '***' : value.length > 100 ? `${value.slice(0, 100)}… (${value.length} characters)` : value
-    console.log(`${name}: ${shown}`)
+    const masked = applyMasks(value, masks)
+    console.log(`${name}: ${masked.length > 100 ? `${masked.slice(0, 100)}… (${masked.length} characters)` : masked}`)
   }
   console.log('\n--- Job summary (Markdown) ---')
   console.log(run.summary.trimEnd())

@@ -47,35 +47,22 @@ export function getInputs(): Inputs {
   const token = core.getInput('token')
   mask(token)
 
-  const timeoutSeconds = number('timeout-seconds', 1, 600)
-  const maxAttempts = integer('max-attempts', 1, 10)
-  const maxPages = integer('max-pages', 1, 100_000)
-  const minValiditySeconds = integer('min-validity-seconds', 0, 31_536_000)
-  const listTargets = boolean('list-targets')
-  const summary = boolean('summary')
-  const baseUrl = url('base-url', { required: true })
-  const exportVariable = variableName('export-variable')
-  const format = choice('token-request-format', ['json', 'form'])
-  const sealedToken = core.getInput('sealed-token') || undefined
-
-  if (token) {
-    return {
-      token,
-      baseUrl,
-      listTargets,
-      exportVariable,
-      timeoutSeconds,
-      maxAttempts,
-      maxPages,
-      summary,
-      minValiditySeconds
-    }
+  const common = {
+    timeoutSeconds: number('timeout-seconds', 1, 600),
+    maxAttempts: integer('max-attempts', 1, 10),
+    maxPages: integer('max-pages', 1, 100_000),
+    minValiditySeconds: integer('min-validity-seconds', 0, 31_536_000),
+    listTargets: boolean('list-targets'),
+    summary: boolean('summary'),
+    baseUrl: url('base-url', { required: true }),
+    exportVariable: variableName('export-variable')
   }
+  const format = choice('token-request-format', ['json', 'form']) as Credentials['format']
+  if (token) return { ...common, token }
 
   const clientId = core.getInput('client-id', { trimWhitespace: false })
   const audience = core.getInput('audience', { trimWhitespace: false })
-  const tokenUrlInput = core.getInput('token-url')
-  const tokenUrl = tokenUrlInput
+  const tokenUrl = core.getInput('token-url')
     ? url('token-url', { allowQuery: true })
     : joinPath(url('auth-url', { required: true, what: 'the identity provider (or set token-url)' }), 'oauth/token')
   for (const [name, value] of [
@@ -88,16 +75,9 @@ export function getInputs(): Inputs {
     }
   }
   return {
-    credentials: { clientId, clientSecret, audience, tokenUrl, format: format as 'json' | 'form' },
-    sealedToken,
-    minValiditySeconds,
-    baseUrl,
-    listTargets,
-    exportVariable,
-    timeoutSeconds,
-    maxAttempts,
-    maxPages,
-    summary
+    ...common,
+    credentials: { clientId, clientSecret, audience, tokenUrl, format },
+    sealedToken: core.getInput('sealed-token') || undefined
   }
 }
 

@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals'
+import nock from 'nock'
 import { Http, HttpOptions } from '../src/http.js'
 
 export interface Recorded {
@@ -31,4 +33,31 @@ export function recordingHttp(overrides: Partial<HttpOptions> = {}): Recorded {
 export function clearProxyEnv(): void {
   for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
     delete process.env[name]
+}
+
+/** nock for a test file: no real connections, a clean slate after each test, restored at the end. */
+export function useNock(): void {
+  beforeAll(() => {
+    clearProxyEnv()
+    nock.disableNetConnect()
+  })
+  afterEach(() => nock.cleanAll())
+  afterAll(() => {
+    nock.enableNetConnect()
+    nock.restore()
+  })
+}
+
+/** What the code under test writes to stdout (where @actions/core writes its commands), per test. */
+export function captureStdout(): string[] {
+  const written: string[] = []
+  beforeEach(() => {
+    written.length = 0
+    jest.spyOn(process.stdout, 'write').mockImplementation(chunk => {
+      written.push(String(chunk))
+      return true
+    })
+  })
+  afterEach(() => jest.restoreAllMocks())
+  return written
 }

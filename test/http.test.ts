@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import { Readable } from 'node:stream'
 import nock from 'nock'
 import { MAX_SERVER_WAIT_MS, HttpRequest, parseRetryAfter, serverRequestedWait, statusError } from '../src/http.js'
-import { clearProxyEnv, recordingHttp } from './helpers.js'
+import { recordingHttp, useNock } from './helpers.js'
 
 const ORIGIN = 'https://api.example.test'
 
@@ -21,15 +21,7 @@ function netError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code })
 }
 
-beforeAll(() => {
-  clearProxyEnv()
-  nock.disableNetConnect()
-})
-afterEach(() => nock.cleanAll())
-afterAll(() => {
-  nock.enableNetConnect()
-  nock.restore()
-})
+useNock()
 
 describe('retry policy', () => {
   it.each([408, 429, 500, 502, 503, 504])('retries HTTP %i and then succeeds', async status => {

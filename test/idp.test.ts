@@ -1,7 +1,7 @@
 import nock from 'nock'
 import { exchangeToken, parseTokenResponse } from '../src/idp.js'
 import { Credentials } from '../src/inputs.js'
-import { clearProxyEnv, recordingHttp } from './helpers.js'
+import { recordingHttp, useNock } from './helpers.js'
 
 const IDP = 'https://tenant.idp.test'
 const credentials: Credentials = {
@@ -13,15 +13,7 @@ const credentials: Credentials = {
 }
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJl'
 
-beforeAll(() => {
-  clearProxyEnv()
-  nock.disableNetConnect()
-})
-afterEach(() => nock.cleanAll())
-afterAll(() => {
-  nock.enableNetConnect()
-  nock.restore()
-})
+useNock()
 
 describe('exchangeToken', () => {
   it('posts exactly the four fields, byte for byte, as JSON', async () => {

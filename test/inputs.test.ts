@@ -1,5 +1,5 @@
-import { jest } from '@jest/globals'
 import { DEFAULTS, getInputs, joinPath } from '../src/inputs.js'
+import { captureStdout } from './helpers.js'
 
 const VALID: Record<string, string> = {
   'client-id': 'client-1',
@@ -15,15 +15,7 @@ function setInputs(inputs: Record<string, string>): void {
     process.env[`INPUT_${name.toUpperCase()}`] = value
 }
 
-let written: string[]
-beforeEach(() => {
-  written = []
-  jest.spyOn(process.stdout, 'write').mockImplementation(chunk => {
-    written.push(String(chunk))
-    return true
-  })
-})
-afterEach(() => jest.restoreAllMocks())
+const written = captureStdout()
 
 describe('getInputs', () => {
   it('reads valid inputs, normalises URLs and applies defaults', () => {

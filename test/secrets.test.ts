@@ -1,16 +1,8 @@
-import { jest } from '@jest/globals'
 import { excerpt, mask, redact } from '../src/secrets.js'
+import { captureStdout } from './helpers.js'
 
 describe('secrets', () => {
-  let written: string[]
-  beforeEach(() => {
-    written = []
-    jest.spyOn(process.stdout, 'write').mockImplementation(chunk => {
-      written.push(String(chunk))
-      return true
-    })
-  })
-  afterEach(() => jest.restoreAllMocks())
+  const written = captureStdout()
 
   it('registers the secret with the runner and each line of a multi-line one', () => {
     mask('line-one\nline-two')

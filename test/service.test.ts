@@ -1,19 +1,11 @@
 import nock from 'nock'
 import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../src/service.js'
-import { clearProxyEnv, recordingHttp } from './helpers.js'
+import { recordingHttp, useNock } from './helpers.js'
 
 const API = 'https://api.service.test'
 const TOKEN = 'header.payload.signature'
 
-beforeAll(() => {
-  clearProxyEnv()
-  nock.disableNetConnect()
-})
-afterEach(() => nock.cleanAll())
-afterAll(() => {
-  nock.enableNetConnect()
-  nock.restore()
-})
+useNock()
 
 function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []) {
   return listTargets(recordingHttp().http, {
