@@ -23,8 +23,32 @@ export interface RunOptions {
   readonly debug?: boolean
 }
 
-/** Runs the committed dist/index.js as a runner does (see demo/runner.js). */
-export const runAction = run as (inputs: Record<string, string>, options?: RunOptions) => Promise<Run>
+const runDist = run as (inputs: Record<string, string>, options?: RunOptions) => Promise<Run>
+
+/**
+ * Runs the committed dist/index.js as a runner does (see demo/runner.js), then applies the leak
+ * check to the run: for the client secret and the token inputs, the token output, and every value
+ * the action itself registered with ::add-mask::.
+ */
+export async function runAction(inputs: Record<string, string>, options?: RunOptions): Promise<Run> {
+  const result = await runDist(inputs, options)
+  const masked = result.stdout
+    .split('\n')
+    .filter(line => line.startsWith('::add-mask::'))
+    .map(line => line.slice('::add-mask::'.length).replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%'))
+  const secrets = [inputs['client-secret'], inputs.token, result.outputs.token, ...masked]
+  try {
+    expectNoLeaks(
+      result,
+      [...new Set(secrets)].filter((s): s is string => !!s && s.trim().length >= 4),
+      inputs['export-variable']
+    )
+  } catch (err) {
+    result.cleanup()
+    throw err
+  }
+  return result
+}
 
 export interface Received {
   readonly method: string

@@ -45,7 +45,7 @@ const inputs = (extra: Record<string, string> = {}) => ({
 const target = (i: number) => ({ id: `tgt-${i}`, name: `target ${i}`, owner: 'team-a', status: 'active' })
 const page = (url: string) => Number(new URL(url, 'http://x').searchParams.get('page') ?? 1)
 
-describe('pagination end to end', () => {
+describe.each([false, true])('pagination end to end (debug %s)', debug => {
   it('walks Link headers across many pages, keeps the connection alive, and reports progress in a group', async () => {
     const pages = 40
     apiReply = (req, res) => {
@@ -58,13 +58,13 @@ describe('pagination end to end', () => {
         headers
       )
     }
-    const run = await runAction(inputs())
+    const run = await runAction(inputs(), { debug })
     try {
       expect(run.code).toBe(0)
       expect(api.requests).toHaveLength(pages)
       expect(run.outputs['target-count']).toBe('2000')
       expect(JSON.parse(run.outputs.targets)).toHaveLength(2000)
-      const log = run.log.split('\n')
+      const log = run.log.split('\n').filter(line => !line.startsWith('::debug::'))
       const start = log.indexOf('::group::Listing targets page by page')
       expect(start).toBeGreaterThan(-1)
       expect(log[start + 1]).toBe('Page 1: 50 targets (50 so far)')
@@ -84,7 +84,7 @@ describe('pagination end to end', () => {
       const next = p === 1 ? 'targets?page=2' : p === 2 ? `${api.url}/v1/targets?page=3` : null
       json(res, 200, { items: [target(p)], next })
     }
-    const run = await runAction(inputs())
+    const run = await runAction(inputs(), { debug })
     try {
       expect(run.code).toBe(0)
       expect(api.requests.map(r => r.url)).toEqual(['/v1/targets', '/v1/targets?page=2', '/v1/targets?page=3'])
@@ -96,7 +96,7 @@ describe('pagination end to end', () => {
 
   it('refuses a next link to another origin; the token never goes there', async () => {
     apiReply = (_req, res) => json(res, 200, { targets: [target(1)], next: `${other.url}/v1/targets?page=2` })
-    const run = await runAction(inputs())
+    const run = await runAction(inputs(), { debug })
     try {
       expectFailure(
         run,
@@ -114,7 +114,7 @@ describe('pagination end to end', () => {
       json(res, 200, [target(1)], {
         Link: page(req.url) === 1 ? '</v1/targets?page=2>; rel="next"' : '</v1/targets>; rel="next"'
       })
-    const run = await runAction(inputs())
+    const run = await runAction(inputs(), { debug })
     try {
       expectFailure(
         run,
@@ -129,7 +129,7 @@ describe('pagination end to end', () => {
   it('fails at max-pages instead of cutting the list short', async () => {
     apiReply = (req, res) =>
       json(res, 200, [target(page(req.url))], { Link: `</v1/targets?page=${page(req.url) + 1}>; rel="next"` })
-    const run = await runAction(inputs({ 'max-pages': '3' }))
+    const run = await runAction(inputs({ 'max-pages': '3' }), { debug })
     try {
       expectFailure(
         run,
@@ -144,7 +144,7 @@ describe('pagination end to end', () => {
   it('warns past 1 MiB, keeps the whole list in targets and targets-file, and keeps the summary small', async () => {
     const count = 16_000
     apiReply = (_req, res) => json(res, 200, { targets: Array.from({ length: count }, (_, i) => target(i)) })
-    const run = await runAction(inputs())
+    const run = await runAction(inputs(), { debug })
     try {
       expect(run.code).toBe(0)
       const size = Buffer.byteLength(run.outputs.targets)
@@ -169,7 +169,7 @@ describe('pagination end to end', () => {
 
   it('writes no summary with summary: false', async () => {
     apiReply = (_req, res) => json(res, 200, [target(1)])
-    const run = await runAction(inputs({ summary: 'false' }))
+    const run = await runAction(inputs({ summary: 'false' }), { debug })
     try {
       expect(run.code).toBe(0)
       expect(run.summary).toBe('')

@@ -61,7 +61,10 @@ if (!haveDot) {
   console.warn('Skipping the django-oauth-toolkit tests: apt-get install python3-django-oauth-toolkit to run them')
 }
 
-describe.each(['json', 'form'])('django-oauth-toolkit, %s body', format => {
+describe.each([
+  ['json', false],
+  ['form', true]
+])('django-oauth-toolkit, %s body (debug %s)', (format, debug) => {
   const maybe = haveDot ? it : it.skip
   let dot: RealServer
   beforeAll(async () => {
@@ -70,7 +73,7 @@ describe.each(['json', 'form'])('django-oauth-toolkit, %s body', format => {
   afterAll(() => dot?.child.kill())
 
   maybe('issues a token that the action uses', async () => {
-    const run = await runAction(inputs({ 'auth-url': dot.url, 'token-request-format': format }))
+    const run = await runAction(inputs({ 'auth-url': dot.url, 'token-request-format': format }), { debug })
     try {
       expect(run.code).toBe(0)
       expect(run.outputs).toMatchObject({
@@ -90,7 +93,8 @@ describe.each(['json', 'form'])('django-oauth-toolkit, %s body', format => {
 
   maybe('surfaces a wrong secret as 401 invalid_client', async () => {
     const run = await runAction(
-      inputs({ 'auth-url': dot.url, 'token-request-format': format, 'client-secret': 'wrong-secret' })
+      inputs({ 'auth-url': dot.url, 'token-request-format': format, 'client-secret': 'wrong-secret' }),
+      { debug }
     )
     try {
       expectFailure(
@@ -104,7 +108,7 @@ describe.each(['json', 'form'])('django-oauth-toolkit, %s body', format => {
   })
 })
 
-describe('oidc-provider (standards-only) through token-url', () => {
+describe.each([false, true])('oidc-provider (standards-only) through token-url (debug %s)', debug => {
   // oidc-provider refuses client metadata whose secret holds quotes or non-ASCII characters.
   const secret = 'oidc-provider-secret_0123456789'
   let op: RealServer
@@ -115,7 +119,8 @@ describe('oidc-provider (standards-only) through token-url', () => {
 
   it('issues a token for a form body', async () => {
     const run = await runAction(
-      inputs({ 'token-url': `${op.url}/token`, 'token-request-format': 'form', 'client-secret': secret })
+      inputs({ 'token-url': `${op.url}/token`, 'token-request-format': 'form', 'client-secret': secret }),
+      { debug }
     )
     try {
       expect(run.code).toBe(0)
@@ -128,7 +133,7 @@ describe('oidc-provider (standards-only) through token-url', () => {
   })
 
   it('refuses a JSON body with 400 invalid_request, and the error says so', async () => {
-    const run = await runAction(inputs({ 'token-url': `${op.url}/token`, 'client-secret': secret }))
+    const run = await runAction(inputs({ 'token-url': `${op.url}/token`, 'client-secret': secret }), { debug })
     try {
       expectFailure(
         run,
@@ -141,7 +146,8 @@ describe('oidc-provider (standards-only) through token-url', () => {
 
   it('surfaces a wrong secret as 401 invalid_client', async () => {
     const run = await runAction(
-      inputs({ 'token-url': `${op.url}/token`, 'token-request-format': 'form', 'client-secret': 'wrong-secret' })
+      inputs({ 'token-url': `${op.url}/token`, 'token-request-format': 'form', 'client-secret': 'wrong-secret' }),
+      { debug }
     )
     try {
       expectFailure(

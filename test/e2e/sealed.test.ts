@@ -32,20 +32,20 @@ const inputs = (extra: Record<string, string> = {}) => ({
   ...extra
 })
 
-async function mint(extra: Record<string, string> = {}): Promise<string> {
-  const run = await runAction(inputs(extra))
+async function mint(extra: Record<string, string> = {}, debug = false): Promise<string> {
+  const run = await runAction(inputs(extra), { debug })
   run.cleanup()
   expect(run.code).toBe(0)
   expect(run.outputs['token-source']).toBe('exchange')
   return run.outputs['sealed-token']
 }
 
-describe('sealed tokens end to end', () => {
+describe.each([false, true])('sealed tokens end to end (debug %s)', debug => {
   it('mints once and reuses the token with no request to the identity provider', async () => {
     const sealed = await mint()
     expect(sealed).toMatch(/^m2m1\.[\w-]+$/)
     expect(sealed).not.toContain(tokens[0].split('.')[1])
-    const run = await runAction(inputs({ 'sealed-token': sealed }))
+    const run = await runAction(inputs({ 'sealed-token': sealed }), { debug })
     try {
       expect(run.code).toBe(0)
       expect(idp.requests).toHaveLength(1) // only the mint
@@ -73,7 +73,7 @@ describe('sealed tokens end to end', () => {
   ])('exchanges afresh, with a warning, for %s', async (_name, override, reason) => {
     const sealed = await mint()
     const settings = inputs({ 'sealed-token': sealed, ...override, 'list-targets': 'false' })
-    const run = await runAction(settings)
+    const run = await runAction(settings, { debug })
     try {
       expect(run.code).toBe(0)
       expect(idp.requests).toHaveLength(2)
@@ -92,7 +92,7 @@ describe('sealed tokens end to end', () => {
     const sealed = await mint()
     const i = sealed.length - 10
     const tampered = sealed.slice(0, i) + (sealed[i] === 'A' ? 'B' : 'A') + sealed.slice(i + 1)
-    const run = await runAction(inputs({ 'sealed-token': tampered }))
+    const run = await runAction(inputs({ 'sealed-token': tampered }), { debug })
     try {
       expect(run.code).toBe(0)
       expect(run.outputs['token-source']).toBe('exchange')
@@ -107,7 +107,7 @@ describe('sealed tokens end to end', () => {
     expiresIn = 200
     const sealed = await mint()
     expiresIn = 86400
-    const run = await runAction(inputs({ 'sealed-token': sealed }))
+    const run = await runAction(inputs({ 'sealed-token': sealed }), { debug })
     try {
       expect(run.code).toBe(0)
       expect(idp.requests).toHaveLength(2)
@@ -118,7 +118,7 @@ describe('sealed tokens end to end', () => {
     } finally {
       run.cleanup()
     }
-    const lenient = await runAction(inputs({ 'sealed-token': sealed, 'min-validity-seconds': '60' }))
+    const lenient = await runAction(inputs({ 'sealed-token': sealed, 'min-validity-seconds': '60' }), { debug })
     try {
       expect(lenient.outputs['token-source']).toBe('sealed')
       expect(idp.requests).toHaveLength(2)
@@ -128,7 +128,7 @@ describe('sealed tokens end to end', () => {
   })
 
   it('leaves sealed-token empty when the token input is used', async () => {
-    const run = await runAction({ token: makeJwt({ sub: 'user' }), 'base-url': api.url })
+    const run = await runAction({ token: makeJwt({ sub: 'user' }), 'base-url': api.url }, { debug })
     try {
       expect(run.outputs).toMatchObject({ 'token-source': 'input', 'sealed-token': '' })
     } finally {
@@ -137,10 +137,11 @@ describe('sealed tokens end to end', () => {
   })
 })
 
-describe('any OAuth 2.0 identity provider', () => {
+describe.each([false, true])('any OAuth 2.0 identity provider (debug %s)', debug => {
   it('sends a form body to token-url in form mode', async () => {
     const run = await runAction(
-      inputs({ 'auth-url': '', 'token-url': `${idp.url}/custom/token?tenant=t1`, 'token-request-format': 'form' })
+      inputs({ 'auth-url': '', 'token-url': `${idp.url}/custom/token?tenant=t1`, 'token-request-format': 'form' }),
+      { debug }
     )
     try {
       expect(run.code).toBe(0)

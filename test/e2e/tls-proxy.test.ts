@@ -121,9 +121,9 @@ const inputs = (idpHost: string, apiHost: string) => ({
   'base-url': `https://${apiHost}:${port(api)}`
 })
 
-describe('TLS with an internal CA', () => {
+describe.each([false, true])('TLS with an internal CA (debug %s)', debug => {
   it('explains an untrusted certificate and names NODE_EXTRA_CA_CERTS', async () => {
-    const run = await runAction(inputs('localhost', 'localhost'))
+    const run = await runAction(inputs('localhost', 'localhost'), { debug })
     try {
       expectFailure(
         run,
@@ -137,7 +137,7 @@ describe('TLS with an internal CA', () => {
   })
 
   it('trusts the CA given in NODE_EXTRA_CA_CERTS', async () => {
-    const run = await runAction(inputs('localhost', 'localhost'), { env: { NODE_EXTRA_CA_CERTS: caFile } })
+    const run = await runAction(inputs('localhost', 'localhost'), { debug, env: { NODE_EXTRA_CA_CERTS: caFile } })
     try {
       expect(run.code).toBe(0)
       expect(run.outputs.targets).toBe('[{"id":"via-tls"}]')
@@ -148,9 +148,10 @@ describe('TLS with an internal CA', () => {
   })
 })
 
-describe('corporate proxies', () => {
+describe.each([false, true])('corporate proxies (debug %s)', debug => {
   it.each(['HTTPS_PROXY', 'https_proxy'])('tunnels both requests through %s with CONNECT', async variable => {
     const run = await runAction(inputs(IDP_HOST, API_HOST), {
+      debug,
       env: { NODE_EXTRA_CA_CERTS: caFile, [variable]: proxyUrl }
     })
     try {
@@ -168,6 +169,7 @@ describe('corporate proxies', () => {
   it('sends the proxy credentials in the URL and never logs them', async () => {
     const withAuth = proxyUrl.replace('http://', 'http://proxy-user:proxy%40pass@')
     const run = await runAction(inputs(IDP_HOST, API_HOST), {
+      debug,
       env: { NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: withAuth }
     })
     try {
@@ -180,6 +182,7 @@ describe('corporate proxies', () => {
 
   it('goes direct for hosts in NO_PROXY', async () => {
     const run = await runAction(inputs(IDP_HOST, API_HOST), {
+      debug,
       env: { NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: proxyUrl, NO_PROXY: `localhost,.m2m.example,${API_HOST}` }
     })
     try {
@@ -200,7 +203,7 @@ describe('corporate proxies', () => {
   it('names the proxy, without its credentials, when it refuses the tunnel', async () => {
     const run = await runAction(
       { ...inputs('refused.m2m.invalid', API_HOST), 'max-attempts': '1' },
-      { env: { NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: proxyUrl.replace('http://', 'http://u:secret-pw@') } }
+      { debug, env: { NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: proxyUrl.replace('http://', 'http://u:secret-pw@') } }
     )
     try {
       expectFailure(
