@@ -1,4 +1,5 @@
 import { statSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { CLIENT, expectFailure, expectNoLeaks, json, makeJwt, runAction, startServer, TestServer } from './harness.js'
 
 const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
@@ -115,6 +116,17 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
       expect(run.outputs['target-count']).toBeUndefined()
       expect(run.summary).toBe('')
       expectNoLeaks(run, [CLIENT.secret, TOKEN], 'SERVICE_TOKEN')
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('warns but succeeds when the job summary cannot be written', async () => {
+    const run = await runAction(inputs(), { debug, env: { GITHUB_STEP_SUMMARY: tmpdir() } })
+    try {
+      expect(run.code).toBe(0)
+      expect(run.stdout).toMatch(/^::warning::The job summary was not written: EISDIR/m)
+      expect(run.outputs['target-count']).toBe('2')
     } finally {
       run.cleanup()
     }
