@@ -1,6 +1,16 @@
 import { statSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { CLIENT, expectFailure, expectNoLeaks, json, makeJwt, runAction, startServer, TestServer } from './harness.js'
+import {
+  CLIENT,
+  expectFailure,
+  expectNoLeaks,
+  json,
+  makeJwt,
+  runAction,
+  startServer,
+  TestServer,
+  clientInputs
+} from './harness.js'
 
 const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
 const TARGETS = [
@@ -29,14 +39,7 @@ beforeEach(() => {
   apiReply = res => json(res, 200, TARGETS)
 })
 
-const inputs = (extra: Record<string, string> = {}) => ({
-  'client-id': CLIENT.id,
-  'client-secret': CLIENT.secret,
-  'auth-url': `${idp.url}/`,
-  audience: CLIENT.audience,
-  'base-url': `${api.url}/`,
-  ...extra
-})
+const inputs = (extra: Record<string, string> = {}) => clientInputs(`${idp.url}/`, `${api.url}/`, extra)
 
 describe.each([false, true])('the action end to end (debug %s)', debug => {
   it('exchanges credentials, masks the token, lists targets and sets every output', async () => {

@@ -8,7 +8,8 @@ import {
   Received,
   runAction,
   startServer,
-  TestServer
+  TestServer,
+  clientInputs
 } from './harness.js'
 
 const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
@@ -36,14 +37,7 @@ beforeEach(() => {
   apiReply = (_req, res) => json(res, 200, [{ id: 1 }])
 })
 
-const inputs = (extra: Record<string, string> = {}) => ({
-  'client-id': CLIENT.id,
-  'client-secret': CLIENT.secret,
-  'auth-url': idp.url,
-  audience: CLIENT.audience,
-  'base-url': api.url,
-  ...extra
-})
+const inputs = (extra: Record<string, string> = {}) => clientInputs(idp.url, api.url, extra)
 
 async function timed(extra: Record<string, string>, debug: boolean) {
   const started = Date.now()

@@ -116,6 +116,22 @@ export const CLIENT = {
   audience: 'https://tenant.idp.test/api/v2/'
 }
 
+/** The test client's inputs against an identity provider and a service, with overrides. */
+export function clientInputs(
+  authUrl: string,
+  baseUrl: string,
+  extra: Record<string, string> = {}
+): Record<string, string> {
+  return {
+    'client-id': CLIENT.id,
+    'client-secret': CLIENT.secret,
+    'auth-url': authUrl,
+    audience: CLIENT.audience,
+    'base-url': baseUrl,
+    ...extra
+  }
+}
+
 /** Everything a user can read after the step: files in RUNNER_TEMP included. */
 function tempFiles(run: Run): string[] {
   return existsSync(run.runnerTemp)

@@ -8,7 +8,8 @@ import {
   Received,
   runAction,
   startServer,
-  TestServer
+  TestServer,
+  clientInputs
 } from './harness.js'
 import { ServerResponse } from 'node:http'
 
@@ -34,14 +35,7 @@ beforeEach(() => {
   other.requests.length = 0
 })
 
-const inputs = (extra: Record<string, string> = {}) => ({
-  'client-id': CLIENT.id,
-  'client-secret': CLIENT.secret,
-  'auth-url': idp.url,
-  audience: CLIENT.audience,
-  'base-url': api.url,
-  ...extra
-})
+const inputs = (extra: Record<string, string> = {}) => clientInputs(idp.url, api.url, extra)
 const target = (i: number) => ({ id: `tgt-${i}`, name: `target ${i}`, owner: 'team-a', status: 'active' })
 const page = (url: string) => Number(new URL(url, 'http://x').searchParams.get('page') ?? 1)
 

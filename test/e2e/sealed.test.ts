@@ -1,4 +1,4 @@
-import { CLIENT, expectNoLeaks, json, makeJwt, runAction, startServer, TestServer } from './harness.js'
+import { CLIENT, expectNoLeaks, json, makeJwt, runAction, startServer, TestServer, clientInputs } from './harness.js'
 
 let idp: TestServer
 let api: TestServer
@@ -23,14 +23,7 @@ beforeEach(() => {
   api.requests.length = 0
 })
 
-const inputs = (extra: Record<string, string> = {}) => ({
-  'client-id': CLIENT.id,
-  'client-secret': CLIENT.secret,
-  'auth-url': idp.url,
-  audience: CLIENT.audience,
-  'base-url': api.url,
-  ...extra
-})
+const inputs = (extra: Record<string, string> = {}) => clientInputs(idp.url, api.url, extra)
 
 async function mint(extra: Record<string, string> = {}, debug = false): Promise<string> {
   const run = await runAction(inputs(extra), { debug })
