@@ -44,7 +44,8 @@ export function getInputs(): Inputs {
   // Secrets first, so nothing below can print them unmasked.
   const clientSecret = core.getInput('client-secret', { trimWhitespace: false })
   mask(clientSecret)
-  const token = core.getInput('token')
+  // A token copied from an Authorization header may keep its scheme: it is sent with one anyway.
+  const token = core.getInput('token').replace(/^bearer\s+/i, '')
   mask(token)
 
   const common = {

@@ -53,6 +53,11 @@ describe('getInputs', () => {
     expect(written).toContain('::add-mask::user.jwt.value\n')
   })
 
+  it('drops a Bearer scheme pasted with the token', () => {
+    setInputs({ token: 'Bearer user.jwt.value', 'base-url': 'https://api.service.test' })
+    expect(getInputs().token).toBe('user.jwt.value')
+  })
+
   it('takes token-url in place of auth-url, query included', () => {
     setInputs({
       ...VALID,

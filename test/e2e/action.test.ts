@@ -156,6 +156,17 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
     }
   })
 
+  it('fails before any request when the token input has expired', async () => {
+    const expired = makeJwt({ sub: 'auth0|user-1', exp: Math.floor(Date.now() / 1000) - 60 })
+    const run = await runAction({ token: expired, 'base-url': api.url }, { debug })
+    try {
+      expectFailure(run, /^::error::The token input expired at \d{4}-\d\d-\d\dT[\d:.]+Z: give a fresh token\.$/)
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+
   it.each([
     ['an array', TARGETS],
     ['an object with data', { data: TARGETS, total: 2 }],
