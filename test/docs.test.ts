@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parse } from 'yaml'
 import { DEFAULTS } from '../src/inputs.js'
 
@@ -75,5 +78,55 @@ describe('README', () => {
   it('names the development commands a fresh machine needs', () => {
     expect(readme).toContain('npm ci && npm run demo')
     expect(readme).toContain('npm test')
+  })
+})
+
+describe("README's workflow examples", () => {
+  const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => m[1])
+
+  it('are valid YAML', () => {
+    expect(blocks.length).toBeGreaterThan(4)
+    for (const block of blocks) expect(() => parse(block)).not.toThrow()
+  })
+
+  it('pass actionlint when they are whole workflows', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'm2m-readme-'))
+    const workflows = blocks.filter(b => /^jobs:/m.test(b))
+    expect(workflows.length).toBeGreaterThanOrEqual(2)
+    mkdirSync(join(dir, '.github', 'workflows'), { recursive: true })
+    workflows.forEach((workflow, i) => {
+      const text = /^on:/m.test(workflow) ? workflow : `on: push\n${workflow}`
+      writeFileSync(
+        join(dir, '.github', 'workflows', `readme-${i}.yml`),
+        text.replace(/<owner>\/<this-repo>@v1/g, './')
+      )
+    })
+    const cli = join(process.cwd(), 'node_modules', '@tktco', 'node-actionlint', 'bin', 'node-actionlint.js')
+    try {
+      const out = execFileSync(process.execPath, [cli, '.github/workflows/*.yml'], { cwd: dir, encoding: 'utf8' })
+      expect(out).toContain(`Checking ${workflows.length} workflow file(s)`)
+      expect(out).toContain('All workflow files passed lint checks')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('use only inputs and outputs that action.yml declares', () => {
+    const steps = blocks
+      .map(b => parse(b) as unknown)
+      .flatMap(doc => {
+        const list = Array.isArray(doc)
+          ? doc
+          : Object.values((doc as { jobs?: object }).jobs ?? {}).flatMap(j => (j as { steps?: unknown[] }).steps ?? [])
+        return list as { uses?: string; with?: Record<string, unknown> }[]
+      })
+      .filter(step => step.uses === '<owner>/<this-repo>@v1')
+    expect(steps.length).toBeGreaterThanOrEqual(5)
+    for (const step of steps) {
+      for (const name of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs)).toContain(name)
+    }
+    for (const [, output] of readme.matchAll(/steps\.m2m\.outputs\.([\w-]+)/g)) {
+      expect(Object.keys(action.outputs)).toContain(output)
+    }
   })
 })
