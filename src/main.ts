@@ -25,8 +25,10 @@ export async function run(): Promise<void> {
     const targets = inputs.listTargets
       ? await listWithProgress(http, inputs.baseUrl, token.accessToken, inputs.maxPages)
       : undefined
-    if (inputs.summary) writeSummary(renderSummary(token, inputs.baseUrl, targets, Date.now()))
+    const summary = inputs.summary ? renderSummary(token, inputs.baseUrl, targets, Date.now()) : undefined
     publish(token, targets, inputs.exportVariable)
+    // Last, and never failing the step: a failed step leaves no summary claiming success.
+    if (summary) writeSummary(summary)
   } catch (err) {
     core.setFailed(redact(err instanceof Error ? err.message : String(err)))
   } finally {
