@@ -41,9 +41,13 @@ export function clearProxyEnv(): void {
 export function useNock(): void {
   beforeAll(() => {
     clearProxyEnv()
+    if (!nock.isActive()) nock.activate()
     nock.disableNetConnect()
   })
-  afterEach(() => nock.cleanAll())
+  afterEach(() => {
+    nock.abortPendingRequests()
+    nock.cleanAll()
+  })
   afterAll(() => {
     nock.enableNetConnect()
     nock.restore()

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import { Readable } from 'node:stream'
 import nock from 'nock'
-import { MAX_SERVER_WAIT_MS, HttpRequest, parseRetryAfter, serverRequestedWait, statusError } from '../src/http.js'
-import { recordingHttp, useNock } from './helpers.js'
+import { MAX_SERVER_WAIT_MS, HttpRequest, parseRetryAfter, serverRequestedWait, statusError } from '../../src/http.js'
+import { recordingHttp } from '../helpers.js'
 
 const ORIGIN = 'https://api.example.test'
 
@@ -20,8 +20,6 @@ function get(path = '/v1/targets', maxBytes = 1024 * 1024): HttpRequest {
 function netError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code })
 }
-
-useNock()
 
 describe('retry policy', () => {
   it.each([408, 429, 500, 502, 503, 504])('retries HTTP %i and then succeeds', async status => {
@@ -169,16 +167,23 @@ describe('timeouts', () => {
   })
 
   it('counts the body: a response that starts in time but ends late times out', async () => {
+    let finished!: () => void
+    const bodyDone = new Promise<void>(resolve => (finished = resolve))
     async function* slowBody(): AsyncGenerator<string> {
-      yield '['
-      await new Promise(resolve => setTimeout(resolve, 500))
-      yield ']'
+      try {
+        yield '['
+        await new Promise(resolve => setTimeout(resolve, 300))
+        yield ']'
+      } finally {
+        finished()
+      }
     }
     nock(ORIGIN)
       .get('/v1/targets')
       .reply(200, () => Readable.from(slowBody()))
     const { http } = recordingHttp({ timeoutMs: 100, maxAttempts: 1 })
     await expect(http.send(get())).rejects.toThrow('no complete response within 0.1 s (timeout-seconds)')
+    await bodyDone // nothing of this test may outlive it
   })
 })
 

@@ -1,11 +1,9 @@
 import nock from 'nock'
-import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../src/service.js'
-import { recordingHttp, useNock } from './helpers.js'
+import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/service.js'
+import { recordingHttp } from '../helpers.js'
 
 const API = 'https://api.service.test'
 const TOKEN = 'header.payload.signature'
-
-useNock()
 
 function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []) {
   return listTargets(recordingHttp().http, {

@@ -1,7 +1,7 @@
 import nock from 'nock'
-import { exchangeToken, parseTokenResponse } from '../src/idp.js'
-import { Credentials } from '../src/inputs.js'
-import { recordingHttp, useNock } from './helpers.js'
+import { exchangeToken, parseTokenResponse } from '../../src/idp.js'
+import { Credentials } from '../../src/inputs.js'
+import { recordingHttp } from '../helpers.js'
 
 const IDP = 'https://tenant.idp.test'
 const credentials: Credentials = {
@@ -12,8 +12,6 @@ const credentials: Credentials = {
   format: 'json'
 }
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJl'
-
-useNock()
 
 describe('exchangeToken', () => {
   it('posts exactly the four fields, byte for byte, as JSON', async () => {
