@@ -294,7 +294,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The standard reason phrase for a status, for messages. */
-export function statusText(status: number): string {
+function statusText(status: number): string {
   const text = http.STATUS_CODES[status]
   return text ? `${status} ${text}` : String(status)
 }

@@ -9,7 +9,7 @@ export interface Token {
   readonly scope?: string
 }
 
-export const MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
+const MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
 const ACTION = 'exchange client credentials for a token'
 
 /**

@@ -116,7 +116,7 @@ function url(name: string, options: { required?: boolean; allowQuery?: boolean; 
   return parsed
 }
 
-export function isLoopback(hostname: string): boolean {
+function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase()
   return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]'
 }

@@ -8,7 +8,7 @@ import { listTargets } from './service.js'
 import { renderSummary } from './summary.js'
 import { obtainToken } from './token.js'
 
-export const USER_AGENT = 'm2m-targets-action/1'
+const USER_AGENT = 'm2m-targets-action/1'
 
 export async function run(): Promise<void> {
   let http: Http | undefined

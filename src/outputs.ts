@@ -8,7 +8,7 @@ import { isoSeconds } from './format.js'
 import { AccessToken } from './token.js'
 
 /** GitHub drops job outputs over 1 MB: past this, point at targets-file. */
-export const LARGE_OUTPUT_BYTES = 1024 * 1024
+const LARGE_OUTPUT_BYTES = 1024 * 1024
 
 /** Writes the targets file, then sets every output together; only called once everything succeeded. */
 export function publish(token: AccessToken, targets: unknown[] | undefined, exportVariable: string | undefined): void {

@@ -2,7 +2,7 @@ import { Http, HttpRequest, statusError } from './http.js'
 import { joinPath } from './inputs.js'
 import { excerpt } from './secrets.js'
 
-export const MAX_PAGE_BYTES = 100 * 1024 * 1024
+const MAX_PAGE_BYTES = 100 * 1024 * 1024
 const ACTION = 'list targets'
 const LIST_KEYS = ['targets', 'data', 'items', 'results'] as const
 

@@ -3,7 +3,7 @@ import { readClaims } from './jwt.js'
 import { redact } from './secrets.js'
 import { AccessToken } from './token.js'
 
-export const SUMMARY_ROWS = 50
+const SUMMARY_ROWS = 50
 const MAX_COLUMNS = 5
 const MAX_CELL = 80
 const PREFERRED_COLUMNS = [
