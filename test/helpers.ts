@@ -1,5 +1,4 @@
 import { jest } from '@jest/globals'
-import nock from 'nock'
 import { Http, HttpOptions } from '../src/http.js'
 
 export interface Recorded {
@@ -29,29 +28,6 @@ export function recordingHttp(overrides: Partial<HttpOptions> = {}): Recorded {
     ...overrides
   })
   return { http, waits, infos, debugs }
-}
-
-/** Unit tests talk to nock, never through a proxy from the developer's environment. */
-export function clearProxyEnv(): void {
-  for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
-    delete process.env[name]
-}
-
-/** nock for a test file: no real connections, a clean slate after each test, restored at the end. */
-export function useNock(): void {
-  beforeAll(() => {
-    clearProxyEnv()
-    if (!nock.isActive()) nock.activate()
-    nock.disableNetConnect()
-  })
-  afterEach(() => {
-    nock.abortPendingRequests()
-    nock.cleanAll()
-  })
-  afterAll(() => {
-    nock.enableNetConnect()
-    nock.restore()
-  })
 }
 
 /** What the code under test writes to stdout (where @actions/core writes its commands), per test. */
