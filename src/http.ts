@@ -30,8 +30,6 @@ export interface HttpOptions {
   readonly sleep?: (ms: number) => Promise<void>
   readonly random?: () => number
   readonly now?: () => number
-  /** Reuse connections across requests (default true). */
-  readonly keepAlive?: boolean
 }
 
 const RETRIED_STATUSES = new Set([408, 429, 500, 502, 503, 504])
@@ -131,7 +129,7 @@ export class Http {
     if (getProxyUrl(url)) return { request: module.request, agent: await this.proxied.agentFor(url) }
     let agent = this.direct.get(url.protocol)
     if (!agent) {
-      agent = new module.Agent({ keepAlive: this.options.keepAlive ?? true })
+      agent = new module.Agent({ keepAlive: true })
       this.direct.set(url.protocol, agent)
     }
     return { request: module.request, agent }

@@ -23,8 +23,6 @@ export function recordingHttp(overrides: Partial<HttpOptions> = {}): Recorded {
       waits.push(ms)
     },
     random: () => 0.5,
-    // nock's mock sockets do not survive reuse reliably; keep-alive is tested end to end.
-    keepAlive: false,
     ...overrides
   })
   return { http, waits, infos, debugs }
