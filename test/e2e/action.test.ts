@@ -9,10 +9,10 @@ import {
   runAction,
   startServer,
   TestServer,
-  clientInputs
+  clientInputs,
+  TOKEN
 } from './harness.js'
 
-const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
 const TARGETS = [
   { id: 't-1', name: 'alpha' },
   { id: 't-2', name: 'beta "two"' }

@@ -4,24 +4,22 @@ import {
   expectFailure,
   expectNoLeaks,
   json,
-  makeJwt,
+  Handler,
   Received,
   runAction,
   startServer,
   TestServer,
-  clientInputs
+  clientInputs,
+  TOKEN
 } from './harness.js'
 
-const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
 const ok = (res: ServerResponse) => json(res, 200, { access_token: TOKEN, expires_in: 86400, token_type: 'Bearer' })
-
-type Reply = (req: Received, res: ServerResponse, index: number) => void
 
 let idp: TestServer
 let api: TestServer
 let other: TestServer
-let idpReply: Reply
-let apiReply: Reply
+let idpReply: Handler
+let apiReply: Handler
 
 beforeAll(async () => {
   idp = await startServer((req, res, i) => idpReply(req, res, i))

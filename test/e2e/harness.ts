@@ -110,6 +110,9 @@ export function makeJwt(claims: Record<string, unknown>): string {
   return `${part({ alg: 'RS256', typ: 'JWT' })}.${part(claims)}.${Buffer.from(`sig-${Math.random()}`).toString('base64url')}`
 }
 
+/** The access token the e2e identity providers issue: valid for a day, with a subject to show. */
+export const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
+
 export const CLIENT = {
   id: 'client-e2e',
   secret: 'e2e-S3cret "quoted" \\back ü-✓',

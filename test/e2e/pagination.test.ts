@@ -4,16 +4,14 @@ import {
   expectFailure,
   expectNoLeaks,
   json,
-  makeJwt,
   Received,
   runAction,
   startServer,
   TestServer,
-  clientInputs
+  clientInputs,
+  TOKEN
 } from './harness.js'
 import { ServerResponse } from 'node:http'
-
-const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
 
 let idp: TestServer
 let api: TestServer

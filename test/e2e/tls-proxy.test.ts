@@ -4,9 +4,8 @@ import { createServer, Server } from 'node:http'
 import { AddressInfo, connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLIENT, expectFailure, expectNoLeaks, json, makeJwt, runAction, startServer, TestServer } from './harness.js'
+import { CLIENT, expectFailure, expectNoLeaks, json, runAction, startServer, TestServer, TOKEN } from './harness.js'
 
-const TOKEN = makeJwt({ sub: 'client-e2e@clients', exp: Math.floor(Date.now() / 1000) + 86400 })
 // Hosts that never resolve (RFC 6761): only the proxy can reach them, by mapping them to loopback.
 const IDP_HOST = 'idp.m2m.invalid'
 const API_HOST = 'api.m2m.invalid'
