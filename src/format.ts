@@ -13,3 +13,11 @@ export function formatDuration(seconds: number): string {
 export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 }
+
+/** "512 B", "1.5 KiB", "100 MiB", "2 GiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 * 1024) return `${+(bytes / 1024 / 1024 / 1024).toFixed(1)} GiB`
+  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MiB`
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`
+  return `${bytes} B`
+}

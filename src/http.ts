@@ -1,5 +1,6 @@
 import * as http from 'node:http'
 import { getProxyUrl, ProxyAgents } from './proxy.js'
+import { formatBytes } from './format.js'
 import { excerpt, redact } from './secrets.js'
 
 export interface HttpRequest {
@@ -22,7 +23,10 @@ export interface HttpResponse {
 }
 
 export interface HttpOptions {
+  /** The whole of one attempt, from connecting to the last byte of the response. */
   readonly timeoutMs: number
+  /** The longest silence within an attempt: until the response starts, and between its chunks. */
+  readonly idleTimeoutMs?: number
   readonly maxAttempts: number
   readonly userAgent: string
   readonly info: (message: string) => void
@@ -42,7 +46,8 @@ const RETRIED_CODES = new Set([
   'EAI_AGAIN',
   'ENETUNREACH',
   'EHOSTUNREACH',
-  'ATTEMPT_TIMEOUT'
+  'ATTEMPT_TIMEOUT',
+  'IDLE_TIMEOUT'
 ])
 const TLS_TRUST_CODES = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -54,8 +59,17 @@ const TLS_TRUST_CODES = new Set([
   'CERT_SIGNATURE_FAILURE'
 ])
 export const MAX_SERVER_WAIT_MS = 60_000
-const BACKOFF_BASE_MS = 1_000
-const BACKOFF_CAP_MS = 20_000
+/**
+ * The failure policy, chosen so that with the default inputs a server that never answers fails a
+ * request within about 50 s, a 15 s outage is ridden out and one that lasts fails within about 45 s
+ * (README, "What happens when…"; bench/faults.js measures it).
+ */
+export const IDLE_TIMEOUT_MS = 10_000
+/** Backoff before attempt n+1: BASE * 2^(n-1), capped, then scaled by a random factor in [1/2, 1]. */
+export const BACKOFF_BASE_MS = 1_500
+export const BACKOFF_CAP_MS = 20_000
+/** No retry starts later than this after a request's first attempt began (the second attempt always may). */
+export const RETRY_WINDOW_MS = 45_000
 
 /** One request path for every call the action makes: timeout, size cap, redirects, retries. */
 export class Http {
@@ -74,16 +88,19 @@ export class Http {
 
   async send(request: HttpRequest): Promise<HttpResponse> {
     const { maxAttempts } = this.options
+    const first = this.now()
     for (let attempt = 1; ; attempt++) {
       const started = this.now()
       let reason: string
       let serverWaitMs: number | undefined
+      let last: HttpResponse | undefined
       try {
         const res = await this.attempt(request)
         this.options.debug(
           `${request.method} ${redact(request.url.href)} -> ${res.status} in ${this.now() - started} ms (attempt ${attempt}/${maxAttempts})`
         )
-        if (!RETRIED_STATUSES.has(res.status) || attempt >= maxAttempts) return { ...res, attempts: attempt }
+        last = { ...res, attempts: attempt }
+        if (!RETRIED_STATUSES.has(res.status) || attempt >= maxAttempts) return last
         reason = `HTTP ${statusText(res.status)}`
         serverWaitMs = serverRequestedWait(res.headers, this.now())
         if (serverWaitMs !== undefined && serverWaitMs > MAX_SERVER_WAIT_MS) {
@@ -98,22 +115,29 @@ export class Http {
         this.options.debug(
           `${request.method} ${redact(request.url.href)} failed after ${this.now() - started} ms: ${err.code} (attempt ${attempt}/${maxAttempts})`
         )
-        if (!err.retryable || attempt >= maxAttempts) {
-          const tries = attempt > 1 ? ` (after ${attempt} attempts)` : ''
-          throw new Error(
-            `Failed to ${request.action}: ${request.method} ${origin(request.url)} failed${tries}: ${err.message}`,
-            { cause: err }
-          )
-        }
+        if (!err.retryable || attempt >= maxAttempts) throw attemptFailure(request, err, attempt)
         reason = err.message
       }
-      const waitMs =
-        serverWaitMs ?? Math.round(this.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)))
+      const waitMs = serverWaitMs ?? this.backoff(attempt)
+      // A wait the server asked for is honoured as it is (up to MAX_SERVER_WAIT_MS); our own backoff
+      // stops at the retry window, so that a service that stays down fails the step in bounded time.
+      const outOfWindow = serverWaitMs === undefined && attempt > 1 && this.now() + waitMs - first > RETRY_WINDOW_MS
+      if (outOfWindow) {
+        const why = `retries stop ${RETRY_WINDOW_MS / 1000} s after the first attempt`
+        if (last) return last
+        throw attemptFailure(request, new AttemptError('GAVE_UP', `${reason}; ${why}`, false), attempt)
+      }
       this.options.info(
         `The ${request.what} failed on attempt ${attempt} of ${maxAttempts} (${reason}); retrying in ${(waitMs / 1000).toFixed(1)} s`
       )
       await this.sleep(waitMs)
     }
+  }
+
+  /** Exponential backoff with "equal jitter": never less than half the step, so retries spread over time. */
+  private backoff(attempt: number): number {
+    const step = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1))
+    return Math.round(step / 2 + (this.random() * step) / 2)
   }
 
   dispose(): void {
@@ -144,16 +168,20 @@ export class Http {
     }
     if (request.body !== undefined) headers['Content-Length'] = Buffer.byteLength(request.body)
 
+    const { timeoutMs } = this.options
+    const idleMs = Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs)
     return new Promise((resolve, reject) => {
       let settled = false
       const fail = (err: AttemptError): void => {
         if (settled) return
         settled = true
         clearTimeout(timer)
+        clearTimeout(idle)
         req.destroy()
         reject(err)
       }
       const req = send(url, { method: request.method, headers, agent }, res => {
+        idle.refresh()
         const status = res.statusCode ?? 0
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume()
@@ -168,6 +196,7 @@ export class Http {
         const chunks: Buffer[] = []
         let size = 0
         res.on('data', (chunk: Buffer) => {
+          idle.refresh()
           size += chunk.length
           if (size > maxBytes) fail(tooLarge(maxBytes))
           else chunks.push(chunk)
@@ -176,6 +205,7 @@ export class Http {
           if (settled) return
           settled = true
           clearTimeout(timer)
+          clearTimeout(idle)
           resolve({ status, headers: res.headers, body: Buffer.concat(chunks, size) })
         })
         res.on('error', err => fail(networkError(err, url)))
@@ -188,11 +218,16 @@ export class Http {
           fail(
             new AttemptError(
               'ATTEMPT_TIMEOUT',
-              `no complete response within ${this.options.timeoutMs / 1000} s (timeout-seconds)`,
+              `no complete response within ${timeoutMs / 1000} s (timeout-seconds)`,
               true
             )
           ),
-        this.options.timeoutMs
+        timeoutMs
+      )
+      // The idle limit only matters when it is shorter than the whole attempt's.
+      const idle = setTimeout(
+        () => fail(new AttemptError('IDLE_TIMEOUT', `the server sent nothing for ${idleMs / 1000} s`, true)),
+        idleMs < timeoutMs ? idleMs : 2 ** 31 - 1
       )
       req.on('error', err => fail(networkError(err, url)))
       req.end(request.body)
@@ -208,6 +243,16 @@ class AttemptError extends Error {
   ) {
     super(message)
   }
+}
+
+function attemptFailure(request: HttpRequest, err: AttemptError, attempts: number): Error {
+  const tries = attempts > 1 ? ` (after ${attempts} attempts)` : ''
+  return new Error(
+    `Failed to ${request.action}: ${request.method} ${origin(request.url)} failed${tries}: ${err.message}`,
+    {
+      cause: err
+    }
+  )
 }
 
 function origin(url: URL): string {
@@ -283,12 +328,6 @@ export function parseRetryAfter(value: string, now: number): number | undefined 
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MiB`
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`
-  return `${bytes} B`
 }
 
 /** The standard reason phrase for a status, for messages. */

@@ -1,5 +1,7 @@
 import * as core from '@actions/core'
 import { mask } from './secrets.js'
+import { MAX_SHARDS, parseShard, Shard } from './shards.js'
+import { joinPath } from './url.js'
 
 export interface Credentials {
   readonly clientId: string
@@ -21,6 +23,10 @@ export interface Inputs {
   readonly timeoutSeconds: number
   readonly maxAttempts: number
   readonly maxPages: number
+  /** How many targets one shard should get: the shards output is ceil(count / shardSize), at most 256. */
+  readonly shardSize: number
+  /** Keep only this shard of the listing. */
+  readonly shard?: Shard
   readonly summary: boolean
 }
 
@@ -28,8 +34,9 @@ export interface Inputs {
 export const DEFAULTS: Readonly<Record<string, string>> = {
   'list-targets': 'true',
   'timeout-seconds': '30',
-  'max-attempts': '3',
+  'max-attempts': '6',
   'max-pages': '1000',
+  'shard-size': '100',
   summary: 'true',
   'min-validity-seconds': '300',
   'token-request-format': 'json'
@@ -52,8 +59,10 @@ export function getInputs(): Inputs {
     timeoutSeconds: number('timeout-seconds', 1, 600),
     maxAttempts: integer('max-attempts', 1, 10),
     maxPages: integer('max-pages', 1, 100_000),
+    shardSize: integer('shard-size', 1, 100_000),
     minValiditySeconds: integer('min-validity-seconds', 0, 31_536_000),
     listTargets: boolean('list-targets'),
+    shard: shard('list-targets'),
     summary: boolean('summary'),
     baseUrl: url('base-url', { required: true }),
     exportVariable: variableName('export-variable')
@@ -80,13 +89,6 @@ export function getInputs(): Inputs {
     credentials: { clientId, clientSecret, audience, tokenUrl, format },
     sealedToken: core.getInput('sealed-token') || undefined
   }
-}
-
-/** `base` with `path` appended below its own path: https://h/api/ + v1/targets -> https://h/api/v1/targets. */
-export function joinPath(base: URL, path: string): URL {
-  const joined = new URL(base.href)
-  joined.pathname = `${base.pathname.replace(/\/+$/, '')}/${path}`
-  return joined
 }
 
 function url(name: string, options: { required?: boolean; allowQuery?: boolean; what?: string } = {}): URL {
@@ -119,6 +121,21 @@ function url(name: string, options: { required?: boolean; allowQuery?: boolean; 
 function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase()
   return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]'
+}
+
+function shard(listTargetsInput: string): Shard | undefined {
+  const value = core.getInput('shard')
+  if (!value) return undefined
+  const parsed = parseShard(value)
+  if (!parsed) {
+    throw new Error(
+      `Input shard must be K/N with 1 <= K <= N <= ${MAX_SHARDS}, as in the shards output (for example 3/20), got "${value}"`
+    )
+  }
+  if (!boolean(listTargetsInput)) {
+    throw new Error('Input shard needs the targets listed: remove shard, or set list-targets to true')
+  }
+  return parsed
 }
 
 function integer(name: string, min: number, max: number): number {

@@ -1,17 +1,21 @@
 import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { Http } from './http.js'
-import { getInputs } from './inputs.js'
-import { publish } from './outputs.js'
+import { getInputs, Inputs } from './inputs.js'
+import { publish, TargetOutputs } from './outputs.js'
 import { redact } from './secrets.js'
 import { listTargets } from './service.js'
+import { MAX_SHARDS, shardCount } from './shards.js'
 import { renderSummary } from './summary.js'
+import { TargetsFile } from './targets-file.js'
 import { obtainToken } from './token.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
 
 export async function run(): Promise<void> {
   let http: Http | undefined
+  let file: TargetsFile | undefined
   try {
     const inputs = getInputs()
     http = new Http({
@@ -22,22 +26,25 @@ export async function run(): Promise<void> {
       debug: core.debug
     })
     const token = await obtainToken(inputs, http)
-    const targets = inputs.listTargets
-      ? await listWithProgress(http, inputs.baseUrl, token.accessToken, inputs.maxPages)
-      : undefined
-    const summary = inputs.summary ? renderSummary(token, inputs.baseUrl, targets, Date.now()) : undefined
+    let targets: TargetOutputs | undefined
+    if (inputs.listTargets) {
+      file = new TargetsFile({ dir: process.env.RUNNER_TEMP || tmpdir(), shard: inputs.shard })
+      targets = await listWithProgress(http, inputs, token.accessToken, file)
+    }
+    const summary = inputs.summary ? renderSummary(token, inputs.baseUrl, targets?.listing, Date.now()) : undefined
     publish(token, targets, inputs.exportVariable)
     // Last, and never failing the step: a failed step leaves no summary claiming success.
     if (summary) writeSummary(summary)
   } catch (err) {
+    file?.discard()
     core.setFailed(redact(err instanceof Error ? err.message : String(err)))
   } finally {
     http?.dispose()
   }
 }
 
-/** Lists targets; a list of more than one page logs a line per page inside a collapsed group. */
-async function listWithProgress(http: Http, baseUrl: URL, token: string, maxPages: number): Promise<unknown[]> {
+/** Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed group. */
+async function listWithProgress(http: Http, inputs: Inputs, token: string, file: TargetsFile): Promise<TargetOutputs> {
   let grouped = false
   const onPage = (page: number, count: number, total: number, more: boolean): void => {
     if (page === 1 && !more) return
@@ -45,14 +52,30 @@ async function listWithProgress(http: Http, baseUrl: URL, token: string, maxPage
     grouped = true
     core.info(`Page ${page}: ${count} targets (${total} so far)`)
   }
-  let targets: unknown[]
+  const { baseUrl, maxPages, shard, shardSize } = inputs
   try {
-    targets = await listTargets(http, { baseUrl, token, maxPages, onPage })
+    await listTargets(http, { baseUrl, token, maxPages, onPage, onTargets: targets => file.add(targets) })
   } finally {
     if (grouped) core.endGroup()
   }
-  core.info(`Listed ${targets.length} target${targets.length === 1 ? '' : 's'}`)
-  return targets
+  const listing = file.finish()
+  const { listed } = listing
+  core.info(
+    `Listed ${count(listed, 'target')}` +
+      (shard ? `; shard ${shard.index} of ${shard.count} holds ${count(listing.count, 'target')}` : '')
+  )
+  const shards = shardCount(listed, shardSize)
+  if (Math.ceil(listed / shardSize) > MAX_SHARDS) {
+    core.info(
+      `The shards output has ${MAX_SHARDS} shards, not ${Math.ceil(listed / shardSize)}: a matrix runs at most ` +
+        `${MAX_SHARDS} jobs, so each shard holds about ${Math.ceil(listed / MAX_SHARDS)} targets, more than shard-size (${shardSize}).`
+    )
+  }
+  return { listing, shardCount: shards }
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Http, HttpRequest, statusError } from './http.js'
-import { joinPath } from './inputs.js'
+import { joinPath } from './url.js'
 import { excerpt } from './secrets.js'
 
 const MAX_PAGE_BYTES = 100 * 1024 * 1024
@@ -10,13 +10,18 @@ export interface ListOptions {
   readonly baseUrl: URL
   readonly token: string
   readonly maxPages: number
+  /** Receives each page's targets as it arrives; the list is never held whole. */
+  readonly onTargets: (targets: unknown[]) => void
   /** Called after each page with its number, the targets on it and the total so far. */
   readonly onPage?: (page: number, count: number, total: number, more: boolean) => void
 }
 
-/** GET {base-url}/v1/targets, following same-origin next links (Link header or body `next`) to the end. */
-export async function listTargets(http: Http, options: ListOptions): Promise<unknown[]> {
-  const targets: unknown[] = []
+/**
+ * GET {base-url}/v1/targets, following same-origin next links (Link header or body `next`) to the
+ * end; returns how many targets were listed.
+ */
+export async function listTargets(http: Http, options: ListOptions): Promise<number> {
+  let total = 0
   let url: URL | undefined = joinPath(options.baseUrl, 'v1/targets')
   const seen = new Set<string>()
   for (let page = 1; url; page++) {
@@ -32,19 +37,20 @@ export async function listTargets(http: Http, options: ListOptions): Promise<unk
     const res = await http.send(request)
     if (res.status < 200 || res.status > 299) throw statusError(request, res, adviceFor(res.status, options.baseUrl))
     const body = parseTargetsBody(res.body.toString('utf8'))
-    for (const target of body.targets) targets.push(target)
+    options.onTargets(body.targets)
+    total += body.targets.length
     const link = nextFromLinkHeader(headerText(res.headers.link))
     const next = link ?? body.next
     url = next === undefined ? undefined : followable(next, url, options.baseUrl, seen)
-    options.onPage?.(page, body.targets.length, targets.length, url !== undefined)
+    options.onPage?.(page, body.targets.length, total, url !== undefined)
     if (url && page >= options.maxPages) {
       throw new Error(
-        `Failed to ${ACTION}: the list has more than max-pages (${options.maxPages}) pages; ${targets.length} targets so far. ` +
+        `Failed to ${ACTION}: the list has more than max-pages (${options.maxPages}) pages; ${total} targets so far. ` +
           'Raise max-pages to list them all.'
       )
     }
   }
-  return targets
+  return total
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

@@ -1,9 +1,9 @@
 import { formatDuration, isoSeconds } from './format.js'
 import { readClaims } from './jwt.js'
 import { redact } from './secrets.js'
+import { Listing } from './targets-file.js'
 import { AccessToken } from './token.js'
 
-const SUMMARY_ROWS = 50
 const MAX_COLUMNS = 5
 const MAX_CELL = 80
 const PREFERRED_COLUMNS = [
@@ -21,7 +21,7 @@ const PREFERRED_COLUMNS = [
 ]
 
 /** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
-export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown[] | undefined, now: number): string {
+export function renderSummary(token: AccessToken, baseUrl: URL, listing: Listing | undefined, now: number): string {
   const lines = ['## Service targets', '']
   const subject = readClaims(token.accessToken).sub
   const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
@@ -32,12 +32,16 @@ export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown
       ? 'expiry not stated'
       : `expires ${isoSeconds(token.expiresAt)} (in ${formatDuration((token.expiresAt - now) / 1000)})`
   lines.push(`- **Token**: ${source}; ${expiry}${subject ? `; subject \`${cell(subject)}\`` : ''}`)
-  if (!targets) {
+  if (!listing) {
     lines.push('- **Targets**: not listed (list-targets: false)')
     return redact(lines.join('\n')) + '\n'
   }
-  lines.push(`- **Targets**: ${targets.length} from \`${cell(baseUrl.origin)}\``, '')
-  const shown = targets.slice(0, SUMMARY_ROWS)
+  const { shard } = listing
+  const counted = shard
+    ? `Shard ${shard.index} of ${shard.count}: ${number(listing.count)} of ${number(listing.listed)} targets,`
+    : number(listing.count)
+  lines.push(`- **Targets**: ${counted} from \`${cell(baseUrl.origin)}\``, '')
+  const shown = listing.preview
   const columns = chooseColumns(shown)
   if (shown.length > 0) {
     const header = columns ?? ['target']
@@ -46,10 +50,10 @@ export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown
       const values = columns ? columns.map(c => (target as Record<string, unknown>)[c]) : [target]
       lines.push(`| ${values.map(v => cell(v)).join(' | ')} |`)
     }
-    if (targets.length > shown.length) {
+    if (listing.count > shown.length) {
       lines.push(
         '',
-        `…and ${targets.length - shown.length} more: all ${targets.length} are in the \`targets-file\` output.`
+        `…and ${number(listing.count - shown.length)} more: all ${number(listing.count)} are in the \`targets-file\` output.`
       )
     }
   }
@@ -57,13 +61,17 @@ export function renderSummary(token: AccessToken, baseUrl: URL, targets: unknown
 }
 
 /** Columns from common fields when the targets are objects; undefined for a one-column table. */
-export function chooseColumns(targets: unknown[]): string[] | undefined {
+export function chooseColumns(targets: readonly unknown[]): string[] | undefined {
   const objects = targets.filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && !Array.isArray(t))
   if (objects.length === 0) return undefined
   const present = new Set(objects.flatMap(o => Object.keys(o)))
   const preferred = PREFERRED_COLUMNS.filter(c => present.has(c))
   const others = [...present].filter(c => !preferred.includes(c) && objects.some(o => isScalar(o[c])))
   return [...preferred, ...others].slice(0, MAX_COLUMNS)
+}
+
+function number(n: number): string {
+  return n.toLocaleString('en-US')
 }
 
 function isScalar(value: unknown): boolean {

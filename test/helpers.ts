@@ -41,3 +41,17 @@ export function captureStdout(): string[] {
   afterEach(() => jest.restoreAllMocks())
   return written
 }
+
+/** The name=value pairs of a GITHUB_OUTPUT / GITHUB_ENV file as @actions/core writes them (name<<delimiter). */
+export function readFileCommands(text: string): Record<string, string> {
+  const values: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(lines[i])
+    if (!heredoc) continue
+    const end = lines.indexOf(heredoc[2], i + 1)
+    values[heredoc[1]] = lines.slice(i + 1, end).join('\n')
+    i = end
+  }
+  return values
+}

@@ -1,4 +1,5 @@
-import { DEFAULTS, getInputs, joinPath } from '../src/inputs.js'
+import { DEFAULTS, getInputs } from '../src/inputs.js'
+import { joinPath } from '../src/url.js'
 import { captureStdout } from './helpers.js'
 
 const VALID: Record<string, string> = {
@@ -25,8 +26,9 @@ describe('getInputs', () => {
     expect(inputs.baseUrl.href).toBe('https://api.service.test/')
     expect(inputs).toMatchObject({
       timeoutSeconds: 30,
-      maxAttempts: 3,
+      maxAttempts: 6,
       maxPages: 1000,
+      shardSize: 100,
       listTargets: true,
       summary: true,
       minValiditySeconds: 300
@@ -76,7 +78,7 @@ describe('getInputs', () => {
     }
   })
 
-  it.each([
+  it.each<[Record<string, string>, string]>([
     [{ 'client-id': '' }, 'Input required and not supplied: client-id'],
     [{ 'client-secret': '  ' }, 'Input required and not supplied: client-secret'],
     [{ audience: '' }, 'Input required and not supplied: audience'],
@@ -100,10 +102,28 @@ describe('getInputs', () => {
     [{ 'token-request-format': 'xml' }, 'Input token-request-format must be one of json, form'],
     [{ 'export-variable': 'MY-TOKEN' }, 'Input export-variable must be an environment variable name'],
     [{ 'export-variable': 'GITHUB_TOKEN' }, 'Input export-variable must not name a variable the runner reserves'],
-    [{ 'min-validity-seconds': '-1' }, 'Input min-validity-seconds must be a whole number']
+    [{ 'min-validity-seconds': '-1' }, 'Input min-validity-seconds must be a whole number'],
+    [{ 'shard-size': '0' }, 'Input shard-size must be a whole number from 1 to 100000, got "0"'],
+    [{ 'shard-size': '100001' }, 'Input shard-size must be a whole number from 1 to 100000'],
+    ...['0/5', '6/5', '3', '1/257', '257/257', '1/0', '-1/5', '1.5/5', 'a/b', '1/5/7'].map(
+      (value): [Record<string, string>, string] => [{ shard: value }, 'Input shard must be K/N with 1 <= K <= N <= 256']
+    ),
+    [
+      { shard: '2/3', 'list-targets': 'false' },
+      'Input shard needs the targets listed: remove shard, or set list-targets to true'
+    ]
   ])('rejects %j, naming the input', (override, message) => {
     setInputs({ ...VALID, ...override })
     expect(() => getInputs()).toThrow(message)
+  })
+
+  it.each([
+    ['1/1', { index: 1, count: 1 }],
+    ['3/20', { index: 3, count: 20 }],
+    [' 256/256 ', { index: 256, count: 256 }]
+  ])('reads shard %j', (value, shard) => {
+    setInputs({ ...VALID, shard: value })
+    expect(getInputs().shard).toEqual(shard)
   })
 
   it('accepts true and false in any case and numbers in range', () => {

@@ -1,5 +1,18 @@
 import { chooseColumns, renderSummary } from '../src/summary.js'
+import { Listing, PREVIEW_ROWS } from '../src/targets-file.js'
 import { AccessToken } from '../src/token.js'
+
+/** A listing as TargetsFile describes one, without the file. */
+function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
+  return {
+    file: '/tmp/targets.json',
+    listed: targets.length,
+    count: targets.length,
+    bytes: JSON.stringify(targets).length,
+    preview: targets.slice(0, PREVIEW_ROWS),
+    ...extra
+  }
+}
 
 const now = Date.parse('2026-11-22T06:00:00Z')
 const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`
@@ -17,10 +30,10 @@ describe('renderSummary', () => {
     const md = renderSummary(
       token,
       base,
-      [
+      listing([
         { id: 't1', name: 'one', extra: { a: 1 } },
         { id: 't2', status: 'ok' }
-      ],
+      ]),
       now
     )
     expect(md).toContain(
@@ -33,22 +46,33 @@ describe('renderSummary', () => {
 
   it('stays small for a huge list and says how many more there are', () => {
     const targets = Array.from({ length: 100_000 }, (_, i) => ({ id: `t${i}`, name: 'x'.repeat(5000) }))
-    const md = renderSummary(token, base, targets, now)
+    const md = renderSummary(token, base, listing(targets), now)
     expect(md.match(/^\| t\d+ /gm)).toHaveLength(50)
-    expect(md).toContain('…and 99950 more: all 100000 are in the `targets-file` output.')
+    expect(md).toContain('…and 99,950 more: all 100,000 are in the `targets-file` output.')
     expect(Buffer.byteLength(md)).toBeLessThan(16 * 1024)
   })
 
   it('escapes HTML, pipes and line breaks in cells', () => {
-    const md = renderSummary(token, base, [{ name: '<script>x</script> | a\nb' }], now)
+    const md = renderSummary(token, base, listing([{ name: '<script>x</script> | a\nb' }]), now)
     expect(md).toContain('| &lt;script&gt;x&lt;/script&gt; \\| a b |')
   })
 
   it('uses one column for scalar targets and notes an unlisted run', () => {
-    expect(renderSummary(token, base, ['a', 'b'], now)).toContain('| target |\n| --- |\n| a |\n| b |')
+    expect(renderSummary(token, base, listing(['a', 'b']), now)).toContain('| target |\n| --- |\n| a |\n| b |')
     expect(renderSummary({ ...token, expiresAt: undefined, source: 'input' }, base, undefined, now)).toBe(
       '## Service targets\n\n- **Token**: token input; expiry not stated; subject `bot@clients`\n- **Targets**: not listed (list-targets: false)\n'
     )
+  })
+
+  it('names the shard and counts it against the whole listing', () => {
+    const md = renderSummary(
+      token,
+      base,
+      listing([{ id: 'a' }], { count: 512, listed: 10_240, shard: { index: 3, count: 20 } }),
+      now
+    )
+    expect(md).toContain('- **Targets**: Shard 3 of 20: 512 of 10,240 targets, from `https://api.test`')
+    expect(md).toContain('…and 511 more: all 512 are in the `targets-file` output.')
   })
 
   it('chooses common fields first, then other scalar fields, at most five', () => {

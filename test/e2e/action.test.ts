@@ -91,7 +91,8 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
         'sealed-token': expect.stringMatching(/^m2m1\./),
         targets: JSON.stringify(TARGETS),
         'target-count': '2',
-        'targets-file': expect.stringContaining(run.runnerTemp)
+        'targets-file': expect.stringContaining(run.runnerTemp),
+        shards: '["1/1"]'
       })
       expect(Math.abs(Date.parse(run.outputs['expires-at']) - (Date.now() + 86_400_000))).toBeLessThan(60_000)
       expect(JSON.parse(readFileSync(run.outputs['targets-file'], 'utf8'))).toEqual(TARGETS)
@@ -229,7 +230,7 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
     [
       'service 500',
       () => (apiReply = res => json(res, 500, 'boom', { 'Retry-After': '0' })),
-      /HTTP 500 Internal Server Error after 3 attempts \(boom\)\. The service failed: re-run later/
+      /HTTP 500 Internal Server Error after 6 attempts \(boom\)\. The service failed: re-run later/
     ],
     [
       'an unreadable targets body',

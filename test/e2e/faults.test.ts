@@ -51,10 +51,10 @@ describe.each([false, true])('faults (debug %s)', debug => {
       expect(run.code).toBe(0)
       expect(idp.requests).toHaveLength(3)
       expect(run.log).toContain(
-        'The token request failed on attempt 1 of 3 (HTTP 503 Service Unavailable); retrying in 0.0 s'
+        'The token request failed on attempt 1 of 6 (HTTP 503 Service Unavailable); retrying in 0.0 s'
       )
       expect(run.log).toContain(
-        'The token request failed on attempt 2 of 3 (HTTP 503 Service Unavailable); retrying in 0.0 s'
+        'The token request failed on attempt 2 of 6 (HTTP 503 Service Unavailable); retrying in 0.0 s'
       )
       expectNoLeaks(run, [CLIENT.secret, TOKEN])
     } finally {
@@ -68,7 +68,7 @@ describe.each([false, true])('faults (debug %s)', debug => {
     try {
       expect(run.code).toBe(0)
       expect(run.log).toMatch(
-        /The targets request failed on attempt 1 of 3 \(HTTP 502 Bad Gateway\); retrying in (0\.\d|1\.0) s/
+        /The targets request failed on attempt 1 of 6 \(HTTP 502 Bad Gateway\); retrying in (0\.[89]|1\.[0-5]) s/
       )
     } finally {
       run.cleanup()
@@ -86,7 +86,7 @@ describe.each([false, true])('faults (debug %s)', debug => {
       expect(run.code).toBe(0)
       expect(idp.requests).toHaveLength(2)
       expect(run.log).toMatch(
-        /The token request failed on attempt 1 of 3 \(HTTP 429 Too Many Requests\); retrying in [0-2]\.\d s/
+        /The token request failed on attempt 1 of 6 \(HTTP 429 Too Many Requests\); retrying in [0-2]\.\d s/
       )
       expect(seconds).toBeGreaterThan(0.4)
       expectNoLeaks(run, [CLIENT.secret, TOKEN])
@@ -155,7 +155,7 @@ describe.each([false, true])('faults (debug %s)', debug => {
     try {
       expect(run.code).toBe(0)
       expect(api.requests).toHaveLength(2)
-      expect(run.log).toMatch(/The targets request failed on attempt 1 of 3 \(socket hang up\); retrying in/)
+      expect(run.log).toMatch(/The targets request failed on attempt 1 of 6 \(socket hang up\); retrying in/)
       expect(run.outputs.targets).toBe('[{"id":2}]')
     } finally {
       run.cleanup()
@@ -317,9 +317,9 @@ describe('debug mode', () => {
       expect(run.code).toBe(0)
       const debugLines = run.stdout.split('\n').filter(l => l.startsWith('::debug::'))
       expect(debugLines).toEqual([
-        expect.stringMatching(new RegExp(`^::debug::POST ${idp.url}/oauth/token -> 200 in \\d+ ms \\(attempt 1/3\\)$`)),
-        expect.stringMatching(new RegExp(`^::debug::GET ${api.url}/v1/targets -> 503 in \\d+ ms \\(attempt 1/3\\)$`)),
-        expect.stringMatching(new RegExp(`^::debug::GET ${api.url}/v1/targets -> 200 in \\d+ ms \\(attempt 2/3\\)$`))
+        expect.stringMatching(new RegExp(`^::debug::POST ${idp.url}/oauth/token -> 200 in \\d+ ms \\(attempt 1/6\\)$`)),
+        expect.stringMatching(new RegExp(`^::debug::GET ${api.url}/v1/targets -> 503 in \\d+ ms \\(attempt 1/6\\)$`)),
+        expect.stringMatching(new RegExp(`^::debug::GET ${api.url}/v1/targets -> 200 in \\d+ ms \\(attempt 2/6\\)$`))
       ])
       expectNoLeaks(run, [CLIENT.secret, TOKEN])
     } finally {

@@ -79,7 +79,8 @@ export async function startServer(handler: Handler, tls?: { key: string; cert: s
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8')
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort
       }
       requests.push(received)
       handler(received, res, requests.length - 1)

@@ -62,7 +62,7 @@ describe.each([false, true])('pagination end to end (debug %s)', debug => {
       expect(log[start + 1]).toBe('Page 1: 50 targets (50 so far)')
       expect(log[start + pages]).toBe(`Page ${pages}: 50 targets (2000 so far)`)
       expect(log[start + pages + 1]).toBe('::endgroup::')
-      expect(log[start + pages + 2]).toBe('Listed 2000 targets')
+      expect(log[start + pages + 2]).toBe('Listed 2,000 targets')
       // keep-alive: one connection carried every page
       expect(new Set(api.requests.map(r => r.remotePort)).size).toBe(1)
     } finally {
@@ -133,27 +133,63 @@ describe.each([false, true])('pagination end to end (debug %s)', debug => {
     }
   })
 
-  it('warns past 1 MiB, keeps the whole list in targets and targets-file, and keeps the summary small', async () => {
-    const count = 16_000
+  it('warns past 128 KiB that env values and expressions break, and still sets targets', async () => {
+    const count = 2_000 // about 140 KB of JSON
     apiReply = (_req, res) => json(res, 200, { targets: Array.from({ length: count }, (_, i) => target(i)) })
     const run = await runAction(inputs(), { debug })
     try {
       expect(run.code).toBe(0)
       const size = Buffer.byteLength(run.outputs.targets)
-      expect(size).toBeGreaterThan(1024 * 1024)
+      expect(size).toBeGreaterThan(128 * 1024)
       expect(JSON.parse(run.outputs.targets)).toHaveLength(count)
-      expect(JSON.parse(readFileSync(run.outputs['targets-file'], 'utf8'))).toHaveLength(count)
       const warnings = run.stdout.split('\n').filter(l => l.startsWith('::warning::'))
       expect(warnings).toEqual([
         expect.stringMatching(
-          /^::warning::The targets output is 1\.\d MiB; GitHub caps job outputs at 1 MB .* Read the list from the targets-file output instead \(.*targets-[0-9a-f]+\.json\)\.$/
+          /^::warning::The targets output is 1\d\d\.\d KiB: an env value over 128 KiB makes the next step fail \("Argument list too long"\), and expressions fail past about 1 MB\. Read the targets-file output instead, or fan out over the shards output/
         )
       ])
-      expect(run.summary).toContain(`- **Targets**: ${count} from`)
-      expect(run.summary).toContain(`…and ${count - 50} more`)
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('leaves targets unset past 1 MiB, keeps the whole list in targets-file, and keeps the summary small', async () => {
+    const count = 16_000
+    apiReply = (_req, res) => json(res, 200, { targets: Array.from({ length: count }, (_, i) => target(i)) })
+    const run = await runAction(inputs(), { debug })
+    try {
+      expect(run.code).toBe(0)
+      expect(run.outputs.targets).toBeUndefined()
+      expect(run.outputs['target-count']).toBe(String(count))
+      expect(run.outputs.shards).toBe(JSON.stringify(Array.from({ length: 160 }, (_, i) => `${i + 1}/160`)))
+      const file = readFileSync(run.outputs['targets-file'], 'utf8')
+      expect(Buffer.byteLength(file)).toBeGreaterThan(1024 * 1024)
+      expect(JSON.parse(file)).toHaveLength(count)
+      const warnings = run.stdout.split('\n').filter(l => l.startsWith('::warning::'))
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^::warning::The targets output was not set: the list is 1\.\d MiB as JSON, more than 1 MiB, past what a job output holds \(1 MB\) and what an expression can read\. Read the targets-file output in this job, or fan out over the shards output/
+        )
+      ])
+      expect(run.summary).toContain(`- **Targets**: 16,000 from`)
+      expect(run.summary).toContain(`…and 15,950 more`)
       expect(run.summary.match(/^\| tgt-/gm)).toHaveLength(50)
       expect(Buffer.byteLength(run.summary)).toBeLessThan(16 * 1024)
       expectNoLeaks(run, [CLIENT.secret, TOKEN])
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('removes the partly written targets file when a later page fails', async () => {
+    apiReply = (req, res) =>
+      page(req.url) < 3
+        ? json(res, 200, [target(page(req.url))], { Link: `</v1/targets?page=${page(req.url) + 1}>; rel="next"` })
+        : json(res, 200, '[{"id": "cut', {})
+    const run = await runAction(inputs(), { debug })
+    try {
+      expectFailure(run, /Failed to list targets: the service's response is not valid JSON/)
+      expect(api.requests).toHaveLength(3)
     } finally {
       run.cleanup()
     }

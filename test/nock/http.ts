@@ -28,10 +28,10 @@ describe('retry policy', () => {
     const res = await http.send(get())
     expect(res.status).toBe(200)
     expect(res.attempts).toBe(2)
-    expect(waits).toEqual([500]) // full jitter: random 0.5 of the first 1 s backoff
+    expect(waits).toEqual([1125]) // equal jitter: half the 1.5 s step, plus random 0.5 of the other half
     expect(infos).toEqual([
       expect.stringMatching(
-        new RegExp(`^The targets request failed on attempt 1 of 3 \\(HTTP ${status} .*\\); retrying in 0\\.5 s$`)
+        new RegExp(`^The targets request failed on attempt 1 of 3 \\(HTTP ${status} .*\\); retrying in 1\\.1 s$`)
       )
     ])
   })
@@ -51,7 +51,7 @@ describe('retry policy', () => {
     const res = await http.send(get())
     expect(res.status).toBe(503)
     expect(res.attempts).toBe(4)
-    expect(waits).toEqual([500, 1000, 2000]) // exponential, full jitter at 0.5
+    expect(waits).toEqual([1125, 2250, 4500]) // exponential, equal jitter at 0.5
     expect(nock.isDone()).toBe(true)
   })
 
@@ -61,6 +61,16 @@ describe('retry policy', () => {
     await http.send(get())
     expect(Math.max(...waits)).toBeLessThanOrEqual(20_000)
     expect(waits).toHaveLength(9)
+  })
+
+  it.each([
+    [0, [750, 1500, 3000, 6000, 10_000]],
+    [1, [1500, 3000, 6000, 12_000, 20_000]]
+  ])('jitters each wait between half and all of its step (random %d)', async (random, expected) => {
+    nock(ORIGIN).get('/v1/targets').times(6).reply(503)
+    const { http, waits } = recordingHttp({ maxAttempts: 6, random: () => random })
+    await http.send(get())
+    expect(waits).toEqual(expected)
   })
 
   it('honours Retry-After in seconds', async () => {
@@ -157,7 +167,135 @@ describe('retry policy', () => {
   })
 })
 
+/** A clock that the recorded sleeps move forward, so the retry window can be tested without waiting. */
+function clocked(overrides: Parameters<typeof recordingHttp>[0] = {}) {
+  const clock = { now: Date.parse('2026-11-22T06:00:00Z') }
+  const recorded = recordingHttp({
+    now: () => clock.now,
+    sleep: async ms => {
+      recorded.waits.push(ms)
+      clock.now += ms
+    },
+    ...overrides
+  })
+  return { ...recorded, clock }
+}
+
+describe('retry window', () => {
+  it('returns the last response once the next retry would start over 45 s after the first', async () => {
+    nock(ORIGIN).get('/v1/targets').times(10).reply(503, 'down')
+    const { http, waits, clock } = clocked({ maxAttempts: 10, random: () => 1 })
+    const started = clock.now
+    const res = await http.send(get())
+    expect(res.status).toBe(503)
+    expect(res.attempts).toBe(6)
+    expect(waits).toEqual([1500, 3000, 6000, 12_000, 20_000]) // the next, 20 s more, would pass 45 s
+    expect(clock.now - started).toBe(42_500)
+  })
+
+  it('rides out a 15 s outage with the default six attempts, even with the shortest waits', async () => {
+    const { http, clock } = clocked({ maxAttempts: 6, random: () => 0 })
+    const started = clock.now
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .times(6)
+      .reply(() => (clock.now - started < 15_000 ? [503, 'down'] : [200, '[]']))
+    const res = await http.send(get())
+    expect(res.status).toBe(200)
+    expect(res.attempts).toBe(6)
+    expect(clock.now - started).toBeGreaterThan(15_000)
+  })
+
+  it('names the window when connection errors outlast it', async () => {
+    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
+    const { http } = clocked({ maxAttempts: 10, random: () => 1 })
+    await expect(http.send(get())).rejects.toThrow(
+      'Failed to list targets: GET https://api.example.test failed (after 6 attempts): connect ECONNREFUSED; retries stop 45 s after the first attempt'
+    )
+  })
+
+  it('always makes a second attempt, however long the first took', async () => {
+    const { http, clock } = clocked({ maxAttempts: 3 })
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(() => {
+        clock.now += 50_000
+        return [502, 'slow and failed']
+      })
+      .get('/v1/targets')
+      .reply(() => {
+        clock.now += 50_000
+        return [502, 'again']
+      })
+    const res = await http.send(get())
+    expect(res.attempts).toBe(2)
+    expect(res.body.toString()).toBe('again')
+  })
+
+  it('honours a wait the server asks for even past the window', async () => {
+    const { http, waits, clock } = clocked({ maxAttempts: 3 })
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(503)
+      .get('/v1/targets')
+      .reply(() => {
+        clock.now += 40_000
+        return [429, '', { 'Retry-After': '30' }]
+      })
+      .get('/v1/targets')
+      .reply(200, '[]')
+    const res = await http.send(get())
+    expect(res.status).toBe(200)
+    expect(waits).toEqual([1125, 30_000])
+  })
+})
+
 describe('timeouts', () => {
+  it('fails an attempt when the server sends nothing for the idle limit, and retries it', async () => {
+    nock(ORIGIN).get('/v1/targets').delay(500).reply(200, '[]').get('/v1/targets').reply(200, '[1]')
+    const { http, infos } = recordingHttp({ timeoutMs: 5000, idleTimeoutMs: 100 })
+    const res = await http.send(get())
+    expect(res.body.toString()).toBe('[1]')
+    expect(infos[0]).toContain('(the server sent nothing for 0.1 s)')
+  })
+
+  it('lets a body that keeps arriving run past the idle limit', async () => {
+    async function* steadyBody(): AsyncGenerator<string> {
+      yield '['
+      for (let i = 0; i < 5; i++) {
+        await new Promise(resolve => setTimeout(resolve, 40))
+        yield `${i},`
+      }
+      yield '5]'
+    }
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(200, () => Readable.from(steadyBody()))
+    const { http } = recordingHttp({ timeoutMs: 5000, idleTimeoutMs: 100, maxAttempts: 1 })
+    const res = await http.send(get())
+    expect(res.body.toString()).toBe('[0,1,2,3,4,5]')
+  })
+
+  it('fails a body that stalls for the idle limit', async () => {
+    let finished!: () => void
+    const bodyDone = new Promise<void>(resolve => (finished = resolve))
+    async function* stalledBody(): AsyncGenerator<string> {
+      try {
+        yield '['
+        await new Promise(resolve => setTimeout(resolve, 400))
+        yield ']'
+      } finally {
+        finished()
+      }
+    }
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(200, () => Readable.from(stalledBody()))
+    const { http } = recordingHttp({ timeoutMs: 5000, idleTimeoutMs: 100, maxAttempts: 1 })
+    await expect(http.send(get())).rejects.toThrow('failed: the server sent nothing for 0.1 s')
+    await bodyDone
+  })
+
   it('bounds each attempt and retries it', async () => {
     nock(ORIGIN).get('/v1/targets').delay(500).reply(200, '[]').get('/v1/targets').reply(200, '[1]')
     const { http, infos } = recordingHttp({ timeoutMs: 100 })

@@ -5,13 +5,18 @@ import { recordingHttp } from '../helpers.js'
 const API = 'https://api.service.test'
 const TOKEN = 'header.payload.signature'
 
-function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []) {
-  return listTargets(recordingHttp().http, {
+/** Lists, collecting the targets as they stream; resolves to the whole list. */
+async function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []): Promise<unknown[]> {
+  const targets: unknown[] = []
+  const total = await listTargets(recordingHttp().http, {
     baseUrl: new URL(baseUrl),
     token: TOKEN,
     maxPages,
+    onTargets: page => targets.push(...page),
     onPage: (_page, count) => pages.push(count)
   })
+  expect(total).toBe(targets.length)
+  return targets
 }
 
 describe('listTargets', () => {
