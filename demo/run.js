@@ -1,17 +1,20 @@
 // npm run demo: the action's main job against a demo identity provider and service on 127.0.0.1,
 // run exactly as a runner runs it; prints the log as a workflow run shows it, then the outputs.
+// Then a fan-out as the README's workflow runs it: a mint step, and one step per shard that reuses
+// its sealed token.
 import { DEMO_CLIENT, startDemoServers } from './servers.js'
 import { applyMasks, masksIn, runAction } from './runner.js'
 
 const servers = await startDemoServers()
+const client = () => ({
+  'client-id': DEMO_CLIENT.id,
+  'client-secret': DEMO_CLIENT.secret,
+  'auth-url': servers.authUrl,
+  audience: DEMO_CLIENT.audience,
+  'base-url': servers.baseUrl
+})
 try {
-  const run = await runAction({
-    'client-id': DEMO_CLIENT.id,
-    'client-secret': DEMO_CLIENT.secret,
-    'auth-url': servers.authUrl,
-    audience: DEMO_CLIENT.audience,
-    'base-url': servers.baseUrl
-  })
+  const run = await runAction(client())
   console.log(`Demo identity provider: ${servers.authUrl}\nDemo service:           ${servers.baseUrl}\n`)
   const masks = masksIn(run.stdout)
   console.log('--- Step log, as the runner shows it ---')
@@ -27,7 +30,30 @@ try {
   console.log('\n--- Job summary (Markdown) ---')
   console.log(run.summary.trimEnd())
   run.cleanup()
-  process.exitCode = run.code
+  process.exitCode = run.code || (await fanOut())
 } finally {
   await servers.close()
+}
+
+/** The README's fan-out: a mint step with shard-size 2, then a step per shard with its sealed token. */
+async function fanOut() {
+  const before = servers.tokenRequests
+  console.log('\n=== Fan-out: job "mint" (shard-size: 2) ===')
+  const mint = await runAction({ ...client(), 'shard-size': '2', summary: 'false' })
+  mint.cleanup()
+  console.log(mint.log.trimEnd())
+  console.log(`outputs: shards=${mint.outputs.shards} sealed-token=${mint.outputs['sealed-token'].slice(0, 24)}…`)
+  if (mint.code !== 0) return mint.code
+  for (const shard of JSON.parse(mint.outputs.shards)) {
+    console.log(`\n=== Fan-out: job "scan (${shard})" ===`)
+    const run = await runAction({ ...client(), 'sealed-token': mint.outputs['sealed-token'], shard })
+    run.cleanup()
+    console.log(run.log.trimEnd())
+    const ids = JSON.parse(run.outputs.targets ?? '[]').map(t => t.id)
+    console.log(`outputs: target-count=${run.outputs['target-count']} targets=${ids.join(', ')}`)
+    console.log(`summary: ${run.summary.split('\n').find(l => l.startsWith('- **Targets**'))}`)
+    if (run.code !== 0) return run.code
+  }
+  console.log(`\nToken requests in the whole fan-out: ${servers.tokenRequests - before}`)
+  return 0
 }

@@ -44,8 +44,10 @@ function readBody(req) {
 export async function startDemoServers() {
   const key = randomBytes(32)
   const sign = data => createHmac('sha256', key).update(data).digest('base64url')
+  let tokenRequests = 0
   const idp = createServer(async (req, res) => {
     if (req.method !== 'POST' || req.url !== '/oauth/token') return send(res, 404, { error: 'not_found' })
+    tokenRequests++
     let body
     try {
       body = JSON.parse(await readBody(req))
@@ -86,6 +88,10 @@ export async function startDemoServers() {
   return {
     authUrl,
     baseUrl,
+    /** How many token requests the identity provider has answered. */
+    get tokenRequests() {
+      return tokenRequests
+    },
     close: () => Promise.all([idp, service].map(s => new Promise(resolve => s.close(resolve))))
   }
 }

@@ -21,3 +21,8 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`
   return `${bytes} B`
 }
+
+/** 10240 -> "10,240". Not toLocaleString: initialising Intl costs start-up time every run. */
+export function formatCount(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}

@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { formatCount } from './format.js'
 import { Http } from './http.js'
 import { getInputs, Inputs } from './inputs.js'
 import { publish, TargetOutputs } from './outputs.js'
@@ -75,7 +76,7 @@ async function listWithProgress(http: Http, inputs: Inputs, token: string, file:
 }
 
 function count(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`
 }
 
 /**

@@ -1,4 +1,4 @@
-import { formatDuration, isoSeconds } from './format.js'
+import { formatCount, formatDuration, isoSeconds } from './format.js'
 import { readClaims } from './jwt.js'
 import { redact } from './secrets.js'
 import { Listing } from './targets-file.js'
@@ -38,8 +38,8 @@ export function renderSummary(token: AccessToken, baseUrl: URL, listing: Listing
   }
   const { shard } = listing
   const counted = shard
-    ? `Shard ${shard.index} of ${shard.count}: ${number(listing.count)} of ${number(listing.listed)} targets,`
-    : number(listing.count)
+    ? `Shard ${shard.index} of ${shard.count}: ${formatCount(listing.count)} of ${formatCount(listing.listed)} targets,`
+    : formatCount(listing.count)
   lines.push(`- **Targets**: ${counted} from \`${cell(baseUrl.origin)}\``, '')
   const shown = listing.preview
   const columns = chooseColumns(shown)
@@ -53,7 +53,7 @@ export function renderSummary(token: AccessToken, baseUrl: URL, listing: Listing
     if (listing.count > shown.length) {
       lines.push(
         '',
-        `…and ${number(listing.count - shown.length)} more: all ${number(listing.count)} are in the \`targets-file\` output.`
+        `…and ${formatCount(listing.count - shown.length)} more: all ${formatCount(listing.count)} are in the \`targets-file\` output.`
       )
     }
   }
@@ -68,10 +68,6 @@ export function chooseColumns(targets: readonly unknown[]): string[] | undefined
   const preferred = PREFERRED_COLUMNS.filter(c => present.has(c))
   const others = [...present].filter(c => !preferred.includes(c) && objects.some(o => isScalar(o[c])))
   return [...preferred, ...others].slice(0, MAX_COLUMNS)
-}
-
-function number(n: number): string {
-  return n.toLocaleString('en-US')
 }
 
 function isScalar(value: unknown): boolean {

@@ -81,8 +81,59 @@ describe('README', () => {
   })
 })
 
+/** Every step of a YAML example: a whole workflow's jobs' steps, or a bare list of steps. */
+function stepsOf(block: string): { uses?: string; run?: string; with?: Record<string, unknown> }[] {
+  const doc = parse(block) as unknown
+  const list = Array.isArray(doc)
+    ? doc
+    : Object.values((doc as { jobs?: object }).jobs ?? {}).flatMap(j => (j as { steps?: unknown[] }).steps ?? [])
+  return list as { uses?: string; run?: string; with?: Record<string, unknown> }[]
+}
+
+/**
+ * What is unsafe in a run: script. An expression spliced into the script runs whatever the value
+ * says (a target named `a"; curl …` did); a token on a command line shows in `ps`. Only the shell
+ * builtin printf may touch a token, to feed it to a program's standard input.
+ */
+function unsafeRunLines(script: string): string[] {
+  const problems: string[] = []
+  if (script.includes('${{')) problems.push('an expression (${{ }}) spliced into the script: pass it through env:')
+  for (const raw of script.split('\n')) {
+    const line = raw.replace(/(^|\s)#.*$/, '')
+    const touchesToken = /\$\{?[A-Za-z_]*TOKEN\b|Bearer/i.test(line)
+    if (touchesToken && !/^\s*printf /.test(line)) problems.push(`a token on a command line: ${line.trim()}`)
+  }
+  return problems
+}
+
+describe('unsafeRunLines', () => {
+  it.each([
+    ['echo "First target is ${{ fromJSON(steps.m2m.outputs.targets)[0].name }}"', /expression/],
+    ['./scan.sh "${{ matrix.target.id }}"', /expression/],
+    ['curl -fsS -H "Authorization: Bearer $SERVICE_TOKEN" https://api.test', /token on a command line/],
+    ['./my-tool --token "$TOKEN"', /token on a command line/],
+    ['./my-tool --token "${SERVICE_TOKEN}"', /token on a command line/]
+  ])('flags %s', (script, problem) => {
+    expect(unsafeRunLines(script)).toEqual([expect.stringMatching(problem)])
+  })
+
+  it.each([
+    'printf \'Authorization: Bearer %s\\n\' "$SERVICE_TOKEN" | curl -fsS -H @- https://api.test',
+    './scan.sh "$id" # reads the token from $SERVICE_TOKEN',
+    'jq -r \'.[].id\' "$TARGETS_FILE"'
+  ])('accepts %s', script => {
+    expect(unsafeRunLines(script)).toEqual([])
+  })
+})
+
 describe("README's workflow examples", () => {
   const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => m[1])
+
+  it('never splice ${{ }} into a run: script, nor put a token on a command line', () => {
+    const runs = blocks.flatMap(stepsOf).flatMap(step => (step.run ? [step.run] : []))
+    expect(runs.length).toBeGreaterThanOrEqual(5)
+    for (const run of runs) expect({ run, problems: unsafeRunLines(run) }).toEqual({ run, problems: [] })
+  })
 
   it('are valid YAML', () => {
     expect(blocks.length).toBeGreaterThan(4)
@@ -112,15 +163,7 @@ describe("README's workflow examples", () => {
   })
 
   it('use only inputs and outputs that action.yml declares', () => {
-    const steps = blocks
-      .map(b => parse(b) as unknown)
-      .flatMap(doc => {
-        const list = Array.isArray(doc)
-          ? doc
-          : Object.values((doc as { jobs?: object }).jobs ?? {}).flatMap(j => (j as { steps?: unknown[] }).steps ?? [])
-        return list as { uses?: string; with?: Record<string, unknown> }[]
-      })
-      .filter(step => step.uses === '<owner>/<this-repo>@v1')
+    const steps = blocks.flatMap(stepsOf).filter(step => step.uses === '<owner>/<this-repo>@v1')
     expect(steps.length).toBeGreaterThanOrEqual(5)
     for (const step of steps) {
       for (const name of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs)).toContain(name)
