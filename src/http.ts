@@ -7,7 +7,10 @@ export interface HttpRequest {
   readonly method: 'GET' | 'POST'
   readonly url: URL
   readonly headers: Readonly<Record<string, string>>
-  readonly body?: string
+  /** A function gives a fresh body for every attempt (a client assertion may be used only once). */
+  readonly body?: string | (() => string)
+  /** Why a redirect of this request is refused, for the error: "the bearer token is …". */
+  readonly noRedirect: string
   /** The request in retry lines: "token request", "targets request (page 2)". */
   readonly what: string
   /** What fails when it fails, after "Failed to": "exchange client credentials for a token". */
@@ -97,7 +100,7 @@ export class Http {
       try {
         const res = await this.attempt(request)
         this.options.debug(
-          `${request.method} ${redact(request.url.href)} -> ${res.status} in ${this.now() - started} ms (attempt ${attempt}/${maxAttempts})`
+          `${request.method} ${redact(originAndPath(request.url))} -> ${res.status} in ${this.now() - started} ms (attempt ${attempt}/${maxAttempts})`
         )
         last = { ...res, attempts: attempt }
         if (!RETRIED_STATUSES.has(res.status) || attempt >= maxAttempts) return last
@@ -113,7 +116,7 @@ export class Http {
       } catch (err) {
         if (!(err instanceof AttemptError)) throw err
         this.options.debug(
-          `${request.method} ${redact(request.url.href)} failed after ${this.now() - started} ms: ${err.code} (attempt ${attempt}/${maxAttempts})`
+          `${request.method} ${redact(originAndPath(request.url))} failed after ${this.now() - started} ms: ${err.code} (attempt ${attempt}/${maxAttempts})`
         )
         if (!err.retryable || attempt >= maxAttempts) throw attemptFailure(request, err, attempt)
         reason = err.message
@@ -166,7 +169,8 @@ export class Http {
       'User-Agent': this.options.userAgent,
       ...request.headers
     }
-    if (request.body !== undefined) headers['Content-Length'] = Buffer.byteLength(request.body)
+    const body = typeof request.body === 'function' ? request.body() : request.body
+    if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body)
 
     const { timeoutMs } = this.options
     const idleMs = Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs)
@@ -230,7 +234,7 @@ export class Http {
         idleMs < timeoutMs ? idleMs : 2 ** 31 - 1
       )
       req.on('error', err => fail(networkError(err, url)))
-      req.end(request.body)
+      req.end(body)
     })
   }
 }
@@ -255,6 +259,11 @@ function attemptFailure(request: HttpRequest, err: AttemptError, attempts: numbe
   )
 }
 
+/** A URL as messages show it: no query, which may hold a key (…/token?subscription-key=…). */
+export function originAndPath(url: URL): string {
+  return `${url.origin}${url.pathname}`
+}
+
 function origin(url: URL): string {
   return `${url.protocol}//${url.host}`
 }
@@ -266,13 +275,9 @@ function redirectError(request: HttpRequest, status: number, location: string): 
   } catch {
     // quote it as given
   }
-  const why =
-    request.method === 'POST'
-      ? 'a token request carries the client secret and is never redirected'
-      : 'the bearer token is never sent to an address it was not configured for'
   return new AttemptError(
     'REDIRECT',
-    `the server redirected it (HTTP ${status}) to ${excerpt(target, 200)}; ${why}. Set the input to the address the redirect points at, if you trust it.`,
+    `the server redirected it (HTTP ${status}) to ${excerpt(target, 200)}; ${request.noRedirect}. Set the input to the address the redirect points at, if you trust it.`,
     false
   )
 }

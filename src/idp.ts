@@ -1,16 +1,20 @@
-import { Http, HttpRequest, statusError } from './http.js'
+import { Http, HttpRequest, originAndPath, statusError } from './http.js'
 import { Credentials } from './inputs.js'
+import { signAssertion } from './jwt.js'
+import { basicCredentials } from './secrets.js'
 
-export interface Token {
+/** A token as the identity provider issued it. */
+export interface IssuedToken {
   readonly accessToken: string
   readonly tokenType: string
   /** Seconds, as the identity provider stated it; absent when it did not. */
-  readonly expiresIn?: number
+  readonly expiresInSeconds?: number
   readonly scope?: string
 }
 
 const MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
 const ACTION = 'exchange client credentials for a token'
+const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'
 
 /**
  * POSTs the client credentials to the token endpoint. `onSecret` is called with every secret
@@ -20,23 +24,26 @@ export async function exchangeToken(
   http: Http,
   credentials: Credentials,
   onSecret: (secret: string) => void
-): Promise<Token> {
-  const fields = {
-    client_id: credentials.clientId,
-    client_secret: credentials.clientSecret,
-    audience: credentials.audience,
-    grant_type: 'client_credentials'
+): Promise<IssuedToken> {
+  const { bodyFormat } = credentials
+  const headers: Record<string, string> = {
+    'Content-Type': bodyFormat === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+    Accept: 'application/json'
+  }
+  if (credentials.auth.method === 'basic') {
+    headers.Authorization = `Basic ${basicCredentials(credentials.clientId, credentials.auth.clientSecret)}`
   }
   const request: HttpRequest = {
     method: 'POST',
     url: credentials.tokenUrl,
-    headers: {
-      'Content-Type': credentials.format === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
-      Accept: 'application/json'
+    headers,
+    body: () => {
+      const fields = tokenRequestFields(credentials)
+      return bodyFormat === 'json' ? JSON.stringify(fields) : new URLSearchParams(fields).toString()
     },
-    body: credentials.format === 'json' ? JSON.stringify(fields) : new URLSearchParams(fields).toString(),
     what: 'token request',
     action: ACTION,
+    noRedirect: 'a token request carries the client credentials and is never redirected',
     maxBytes: MAX_TOKEN_RESPONSE_BYTES
   }
   const res = await http.send(request)
@@ -44,17 +51,42 @@ export async function exchangeToken(
   return parseTokenResponse(res.body.toString('utf8'), onSecret)
 }
 
+/**
+ * The token request's fields, in the order the Auth0 contract shows them: with the default
+ * client-auth, exactly {client_id, client_secret, audience, grant_type}.
+ */
+export function tokenRequestFields(credentials: Credentials, nowMs = Date.now()): Record<string, string> {
+  const { auth, clientId } = credentials
+  const fields: Record<string, string> = {}
+  if (auth.method === 'post') Object.assign(fields, { client_id: clientId, client_secret: auth.clientSecret })
+  if (auth.method === 'private-key-jwt') {
+    Object.assign(fields, {
+      client_id: clientId,
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: signAssertion(auth, clientId, originAndPath(credentials.tokenUrl), nowMs)
+    })
+  }
+  if (credentials.audience !== undefined) fields.audience = credentials.audience
+  fields.grant_type = 'client_credentials'
+  if (credentials.scope !== undefined) fields.scope = credentials.scope
+  return fields
+}
+
 function adviceFor(status: number, credentials: Credentials): string {
+  const proof =
+    credentials.auth.method === 'private-key-jwt'
+      ? 'the client-id, private-key and private-key-id inputs (the identity provider must hold the public key)'
+      : 'the client-id and client-secret inputs (the secrets they come from may be wrong, expired or rotated)'
   switch (status) {
     case 401:
-      return 'Check the client-id and client-secret inputs (the secrets they come from may be wrong, expired or rotated).'
+      return `Check ${proof}, and that client-auth (${credentials.auth.method}) is the method the client is registered for.`
     case 403:
-      return `The client has no grant for the audience "${credentials.audience}": authorize the application for that API in the identity provider, or check the audience input.`
+      return `The client has no grant for ${credentials.audience === undefined ? 'this API' : `the audience "${credentials.audience}"`}: authorize the application for that API in the identity provider, or check the audience and scope inputs.`
     case 400:
-      return 'The identity provider rejected the request: check the client-id, audience and token-request-format inputs.'
+      return 'The identity provider rejected the request: check the client-id, audience, scope, client-auth and token-request-format inputs.'
     case 404:
     case 405:
-      return `There is no token endpoint at ${credentials.tokenUrl.href}: check auth-url (the token endpoint is {auth-url}/oauth/token) or set token-url.`
+      return `There is no token endpoint at ${originAndPath(credentials.tokenUrl)}: check auth-url (the token endpoint is {auth-url}/oauth/token) or set token-url.`
     case 429:
       return 'The identity provider is rate-limiting token requests: re-run later, and reuse one token per run (see sealed-token) to spend fewer.'
     default:
@@ -63,16 +95,11 @@ function adviceFor(status: number, credentials: Credentials): string {
 }
 
 /** Parses a token endpoint's 200 body. Never quotes the body: it may hold the token. */
-export function parseTokenResponse(text: string, onSecret: (secret: string) => void): Token {
+export function parseTokenResponse(text: string, onSecret: (secret: string) => void): IssuedToken {
   const fail = (what: string): Error => new Error(`Failed to ${ACTION}: the identity provider's response ${what}`)
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    throw fail(`is not valid JSON (${text.length} characters)`)
-  }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw fail('is not a JSON object')
-  const body = json as Record<string, unknown>
+  const body = parseJsonObject(text)
+  if (body === undefined) throw fail(`is not valid JSON (${text.length} characters)`)
+  if (body === null) throw fail('is not a JSON object')
   for (const key of ['access_token', 'refresh_token', 'id_token']) {
     if (typeof body[key] === 'string') onSecret(body[key])
   }
@@ -87,5 +114,16 @@ export function parseTokenResponse(text: string, onSecret: (secret: string) => v
     throw fail('has an expires_in that is not a non-negative number of seconds')
   }
   if (scope !== undefined && typeof scope !== 'string') throw fail('has a scope that is not a string')
-  return { accessToken, tokenType: 'Bearer', expiresIn, scope }
+  return { accessToken, tokenType: 'Bearer', expiresInSeconds: expiresIn, scope }
+}
+
+/** JSON text as an object: undefined when it is not JSON, null when it is JSON but not an object. */
+export function parseJsonObject(text: string): Record<string, unknown> | null | undefined {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : null
 }

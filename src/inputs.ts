@@ -1,14 +1,28 @@
 import * as core from '@actions/core'
-import { mask } from './secrets.js'
+import { createPrivateKey, KeyObject } from 'node:crypto'
+import { mask, maskBasicCredentials, maskPrivateKey } from './secrets.js'
 import { MAX_SHARDS, parseShard, Shard } from './shards.js'
 import { joinPath } from './url.js'
 
+/** How the client proves who it is (RFC 6749 §2.3, RFC 7523 §2.2): the secrets live here only. */
+export type ClientAuth =
+  | { readonly method: 'post' | 'basic'; readonly clientSecret: string }
+  | {
+      readonly method: 'private-key-jwt'
+      readonly privateKey: KeyObject
+      readonly algorithm: 'RS256' | 'ES256'
+      readonly keyId?: string
+    }
+
 export interface Credentials {
   readonly clientId: string
-  readonly clientSecret: string
-  readonly audience: string
+  readonly auth: ClientAuth
+  /** Sent when set; required with the JSON body (the Auth0 contract). */
+  readonly audience?: string
+  readonly scope?: string
   readonly tokenUrl: URL
-  readonly format: 'json' | 'form'
+  /** How the token request body is encoded, whatever the client authentication. */
+  readonly bodyFormat: 'json' | 'form'
 }
 
 export interface Inputs {
@@ -39,7 +53,8 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'shard-size': '100',
   summary: 'true',
   'min-validity-seconds': '300',
-  'token-request-format': 'json'
+  'token-request-format': 'json',
+  'client-auth': 'post'
 }
 
 function read(name: string): string {
@@ -51,6 +66,8 @@ export function getInputs(): Inputs {
   // Secrets first, so nothing below can print them unmasked.
   const clientSecret = core.getInput('client-secret', { trimWhitespace: false })
   mask(clientSecret)
+  const privateKeyText = core.getInput('private-key')
+  maskPrivateKey(privateKeyText)
   // A token copied from an Authorization header may keep its scheme: it is sent with one anyway.
   const token = core.getInput('token').replace(/^bearer\s+/i, '')
   mask(token)
@@ -67,28 +84,68 @@ export function getInputs(): Inputs {
     baseUrl: url('base-url', { required: true }),
     exportVariable: variableName('export-variable')
   }
-  const format = choice('token-request-format', ['json', 'form']) as Credentials['format']
+  const bodyFormat = choice('token-request-format', ['json', 'form']) as Credentials['bodyFormat']
+  const method = choice('client-auth', ['post', 'basic', 'private-key-jwt']) as ClientAuth['method']
   if (token) return { ...common, token }
 
   const clientId = core.getInput('client-id', { trimWhitespace: false })
   const audience = core.getInput('audience', { trimWhitespace: false })
+  const scope = core.getInput('scope')
   const tokenUrl = core.getInput('token-url')
     ? url('token-url', { allowQuery: true })
     : joinPath(url('auth-url', { required: true, what: 'the identity provider (or set token-url)' }), 'oauth/token')
-  for (const [name, value] of [
-    ['client-id', clientId],
-    ['client-secret', clientSecret],
-    ['audience', audience]
-  ]) {
-    if (value.trim() === '') {
-      throw new Error(`Input required and not supplied: ${name} (or give a pre-issued token in the token input)`)
-    }
+  const orToken = ' (or give a pre-issued token in the token input)'
+  if (clientId.trim() === '') throw new Error(`Input required and not supplied: client-id${orToken}`)
+  if (audience.trim() === '' && bodyFormat === 'json') {
+    throw new Error(
+      `Input required and not supplied: audience${orToken}; it is optional only with token-request-format: form`
+    )
+  }
+  let auth: ClientAuth
+  if (method === 'private-key-jwt') {
+    auth = { method, ...privateKey(privateKeyText), keyId: core.getInput('private-key-id') || undefined }
+  } else {
+    if (clientSecret.trim() === '') throw new Error(`Input required and not supplied: client-secret${orToken}`)
+    if (method === 'basic') maskBasicCredentials(clientId, clientSecret)
+    auth = { method, clientSecret }
   }
   return {
     ...common,
-    credentials: { clientId, clientSecret, audience, tokenUrl, format },
+    credentials: {
+      clientId,
+      auth,
+      audience: audience.trim() === '' ? undefined : audience,
+      scope: scope || undefined,
+      tokenUrl,
+      bodyFormat
+    },
     sealedToken: core.getInput('sealed-token') || undefined
   }
+}
+
+/** The private-key input as a signing key: RSA (RS256) or P-256 EC (ES256), PKCS#8, PKCS#1 or SEC1 PEM. */
+function privateKey(pem: string): { privateKey: KeyObject; algorithm: 'RS256' | 'ES256' } {
+  if (!pem) throw new Error('Input required and not supplied: private-key (client-auth: private-key-jwt signs with it)')
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+    throw new Error('Input private-key is not a PEM private key: give the whole "-----BEGIN … PRIVATE KEY-----" block')
+  }
+  if (/ENCRYPTED/.test(pem)) {
+    throw new Error(
+      "Input private-key is encrypted: store the key unencrypted in a secret (its secrecy is the secret's)"
+    )
+  }
+  let key: KeyObject
+  try {
+    key = createPrivateKey({ key: pem, format: 'pem' })
+  } catch {
+    throw new Error('Input private-key could not be read as a PEM private key (PKCS#8, PKCS#1 RSA or SEC1 EC)')
+  }
+  if (key.asymmetricKeyType === 'rsa') return { privateKey: key, algorithm: 'RS256' }
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
+    return { privateKey: key, algorithm: 'ES256' }
+  }
+  const type = key.asymmetricKeyType === 'ec' ? `EC ${key.asymmetricKeyDetails?.namedCurve}` : key.asymmetricKeyType
+  throw new Error(`Input private-key is a ${type} key; only RSA (RS256) and P-256 EC (ES256) keys are supported`)
 }
 
 function url(name: string, options: { required?: boolean; allowQuery?: boolean; what?: string } = {}): URL {
@@ -120,7 +177,7 @@ function url(name: string, options: { required?: boolean; allowQuery?: boolean; 
 
 function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase()
-  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]'
+  return host === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '[::1]'
 }
 
 function shard(listTargetsInput: string): Shard | undefined {
@@ -170,14 +227,27 @@ function choice(name: string, allowed: readonly string[]): string {
   return value
 }
 
+/** What later steps of the job run and trust: the token must not land in any of them (README, Security). */
+export const RESERVED_VARIABLES: ReadonlySet<string> = new Set([
+  'PATH',
+  'BASH_ENV',
+  'ENV',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'NODE_OPTIONS'
+])
+const RESERVED_PREFIXES = /^(GITHUB_|RUNNER_|ACTIONS_)/i
+
 function variableName(name: string): string | undefined {
   const value = core.getInput(name)
   if (!value) return undefined
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
     throw new Error(`Input ${name} must be an environment variable name (letters, digits, _), got "${value}"`)
   }
-  if (/^(GITHUB_|RUNNER_)/i.test(value) || /^NODE_OPTIONS$/i.test(value)) {
-    throw new Error(`Input ${name} must not name a variable the runner reserves (${value}); choose another name`)
+  if (RESERVED_PREFIXES.test(value) || RESERVED_VARIABLES.has(value.toUpperCase())) {
+    throw new Error(
+      `Input ${name} must not name a variable that changes how later steps run or what they trust (${value}); choose another name`
+    )
   }
   return value
 }

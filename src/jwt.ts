@@ -1,3 +1,5 @@
+import { KeyObject, randomBytes, sign } from 'node:crypto'
+
 export interface Claims {
   readonly sub?: string
   readonly exp?: number
@@ -23,4 +25,37 @@ export function readClaims(token: string): Claims {
   } catch {
     return {}
   }
+}
+
+export interface AssertionKey {
+  readonly privateKey: KeyObject
+  readonly algorithm: 'RS256' | 'ES256'
+  readonly keyId?: string
+}
+
+/** How long a client assertion is valid: RFC 7523 asks for a short life; servers allow 5 min at most. */
+export const ASSERTION_LIFETIME_SECONDS = 120
+
+/**
+ * A client assertion (RFC 7523 §2.2, as OpenID Connect's private_key_jwt): iss = sub = the client,
+ * aud = the token endpoint, a random jti, signed RS256 or ES256. A fresh one for every attempt.
+ */
+export function signAssertion(key: AssertionKey, clientId: string, tokenEndpoint: string, nowMs = Date.now()): string {
+  const iat = Math.floor(nowMs / 1000)
+  const header = { alg: key.algorithm, typ: 'JWT', ...(key.keyId ? { kid: key.keyId } : {}) }
+  const claims = {
+    iss: clientId,
+    sub: clientId,
+    aud: tokenEndpoint,
+    jti: randomBytes(16).toString('hex'),
+    iat,
+    exp: iat + ASSERTION_LIFETIME_SECONDS
+  }
+  const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+  const input = `${part(header)}.${part(claims)}`
+  const signature =
+    key.algorithm === 'ES256'
+      ? sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' })
+      : sign('sha256', Buffer.from(input), key.privateKey)
+  return `${input}.${signature.toString('base64url')}`
 }

@@ -5,7 +5,7 @@ import { formatCount } from './format.js'
 import { Http } from './http.js'
 import { getInputs, Inputs } from './inputs.js'
 import { publish, TargetOutputs } from './outputs.js'
-import { redact } from './secrets.js'
+import { messageOf, redact } from './secrets.js'
 import { listTargets } from './service.js'
 import { MAX_SHARDS, shardCount } from './shards.js'
 import { renderSummary } from './summary.js'
@@ -26,19 +26,19 @@ export async function run(): Promise<void> {
       info: core.info,
       debug: core.debug
     })
-    const token = await obtainToken(inputs, http)
+    const { token, sealed } = await obtainToken(inputs, http)
     let targets: TargetOutputs | undefined
     if (inputs.listTargets) {
       file = new TargetsFile({ dir: process.env.RUNNER_TEMP || tmpdir(), shard: inputs.shard })
       targets = await listWithProgress(http, inputs, token.accessToken, file)
     }
     const summary = inputs.summary ? renderSummary(token, inputs.baseUrl, targets?.listing, Date.now()) : undefined
-    publish(token, targets, inputs.exportVariable)
+    publish({ token, sealed: await sealed, targets, exportVariable: inputs.exportVariable })
     // Last, and never failing the step: a failed step leaves no summary claiming success.
     if (summary) writeSummary(summary)
   } catch (err) {
     file?.discard()
-    core.setFailed(redact(err instanceof Error ? err.message : String(err)))
+    core.setFailed(redact(messageOf(err)))
   } finally {
     http?.dispose()
   }
@@ -89,6 +89,6 @@ function writeSummary(markdown: string): void {
     if (!file) throw new Error('GITHUB_STEP_SUMMARY is not set')
     appendFileSync(file, markdown)
   } catch (err) {
-    core.warning(`The job summary was not written: ${err instanceof Error ? err.message : String(err)}`)
+    core.warning(`The job summary was not written: ${messageOf(err)}`)
   }
 }

@@ -1,8 +1,11 @@
 import * as core from '@actions/core'
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, statSync, truncateSync } from 'node:fs'
 import { formatBytes, isoSeconds } from './format.js'
+import { messageOf } from './secrets.js'
 import { shardList } from './shards.js'
 import { Listing, MAX_OUTPUT_BYTES } from './targets-file.js'
-import { AccessToken } from './token.js'
+import { Token } from './token.js'
 
 /** Linux refuses an environment value over 128 KiB (MAX_ARG_STRLEN): `env: X: ${{ … }}` breaks past it. */
 export const ENV_VALUE_BYTES = 128 * 1024
@@ -13,32 +16,73 @@ export interface TargetOutputs {
   readonly shardCount: number
 }
 
-/** Sets every output together; only called once everything succeeded. */
-export function publish(
-  token: AccessToken,
-  targets: TargetOutputs | undefined,
-  exportVariable: string | undefined
-): void {
+export interface Published {
+  readonly token: Token
+  readonly sealed?: string
+  readonly targets?: TargetOutputs
+  readonly exportVariable?: string
+}
+
+/**
+ * Writes every output, and the exported variable, all or nothing: the runner reads file commands
+ * even from a failed step, so a write that fails midway is undone before the step fails.
+ */
+export function publish({ token, sealed, targets, exportVariable }: Published): void {
   const outputs: Record<string, string> = {
     token: token.accessToken,
     'token-type': token.tokenType,
     'token-source': token.source,
-    'expires-in': token.expiresIn === undefined ? '' : String(token.expiresIn),
-    'expires-at': token.expiresAt === undefined ? '' : isoSeconds(token.expiresAt),
+    'expires-in': token.expiresInSeconds === undefined ? '' : String(token.expiresInSeconds),
+    'expires-at': token.expiresAtMs === undefined ? '' : isoSeconds(token.expiresAtMs),
     scope: token.scope ?? '',
-    'sealed-token': token.sealed ?? ''
+    'sealed-token': sealed ?? ''
   }
   if (targets) Object.assign(outputs, targetOutputs(targets))
-  if (!process.env.GITHUB_OUTPUT) {
-    // Without the file command, core would print the values to the log: never do that.
-    core.warning('GITHUB_OUTPUT is not set (not running on a runner?): outputs were not written.')
-  } else {
-    for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value)
+  const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
+  if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
+  writeFileCommands(writes)
+}
+
+interface FileCommand {
+  /** The environment variable naming the file: GITHUB_OUTPUT, GITHUB_ENV. */
+  readonly variable: string
+  readonly values: Readonly<Record<string, string>>
+}
+
+function writeFileCommands(writes: readonly FileCommand[]): void {
+  const files = writes.map(({ variable, values }) => {
+    const path = process.env[variable]
+    // Without the file, core would print the values to the log: never do that.
+    if (!path) throw new Error(`${variable} is not set, so the step's outputs cannot be written (run it on a runner)`)
+    return { variable, path, text: Object.entries(values).map(fileCommand).join('') }
+  })
+  const done: { path: string; size: number }[] = []
+  try {
+    for (const file of files) {
+      const size = statSync(file.path).size
+      done.push({ path: file.path, size })
+      appendFileSync(file.path, file.text)
+    }
+  } catch (err) {
+    for (const { path, size } of done) {
+      try {
+        truncateSync(path, size)
+      } catch {
+        // nothing more can be done; the step fails below
+      }
+    }
+    const which = files[done.length - 1]?.variable ?? files[0].variable
+    throw new Error(`Failed to write the step's outputs to ${which}: ${messageOf(err)}. No output was set.`, {
+      cause: err
+    })
   }
-  if (exportVariable) {
-    if (!process.env.GITHUB_ENV) core.warning(`GITHUB_ENV is not set: ${exportVariable} was not exported.`)
-    else core.exportVariable(exportVariable, token.accessToken)
-  }
+}
+
+/** One name<<delimiter entry, with a delimiter found in neither the name nor the value. */
+function fileCommand([name, value]: [string, string]): string {
+  const delimiter = `ghadelimiter_${randomUUID()}`
+  if (name.includes(delimiter) || value.includes(delimiter)) throw new Error(`Unexpected delimiter in ${name}`)
+  return `${name}<<${delimiter}\n${value}\n${delimiter}\n`
 }
 
 function targetOutputs({ listing, shardCount }: TargetOutputs): Record<string, string> {

@@ -1,62 +1,121 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto'
 import { Credentials } from './inputs.js'
 
 /**
  * A sealed token is the access token and its expiry, encrypted and authenticated with a key only
- * the client secret gives (AES-256-GCM, HKDF-SHA256), and bound to the settings it was issued for.
- * It can travel as a job output: without the client secret it reveals nothing.
+ * the client's secret gives — the client secret, or with private-key-jwt the private key — and
+ * bound to every non-secret setting it was issued for (AES-256-GCM). It travels in job outputs
+ * and `with:` values, which the runner prints: whoever reads it can try to guess the secret
+ * offline, so the key comes from scrypt, a memory-hard function that makes each guess cost about
+ * 80 ms of a core and 32 MiB (bench/guesses.js measures it), not HKDF's microseconds.
  */
-const PREFIX = 'm2m1.'
-const INFO = 'm2m-targets-action sealed-token v1'
+export const PREFIX = 'm2m2.'
+const OLD_PREFIXES = ['m2m1.']
+/** scrypt N = 2^15, r = 8, p = 1: 32 MiB of memory and about 80 ms of a core per guess. */
+export const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const
+const SALT_BYTES = 16
+const IV_BYTES = 12
+const TAG_BYTES = 16
 
-export interface Sealable {
+export interface SealedContents {
   readonly accessToken: string
   readonly scope?: string
-  /** Milliseconds since the epoch. */
-  readonly expiresAt: number
+  readonly expiresAtMs: number
 }
 
-export function seal(token: Sealable, credentials: Credentials, baseUrl: URL): string {
-  const salt = randomBytes(16)
-  const iv = randomBytes(12)
-  const cipher = createCipheriv('aes-256-gcm', key(credentials.clientSecret, salt), iv)
-  cipher.setAAD(binding(credentials, baseUrl))
-  const plain = JSON.stringify({ t: token.accessToken, s: token.scope, e: token.expiresAt })
-  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
-  return PREFIX + Buffer.concat([salt, iv, cipher.getAuthTag(), data]).toString('base64url')
+/** The secret the key is derived from: the client secret, or the private key (PKCS#8 DER). */
+function keyMaterial(credentials: Credentials): Buffer {
+  const { auth } = credentials
+  return auth.method === 'private-key-jwt'
+    ? auth.privateKey.export({ type: 'pkcs8', format: 'der' })
+    : Buffer.from(auth.clientSecret, 'utf8')
 }
 
-/** The sealed token's contents, or why it cannot be used; never throws. */
-export function unseal(sealed: string, credentials: Credentials, baseUrl: URL): Sealable | { reason: string } {
-  if (!sealed.startsWith(PREFIX)) return { reason: 'it is not a sealed token of this version' }
-  const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
-  if (raw.length < 16 + 12 + 16 + 1) return { reason: 'it is truncated' }
-  try {
-    const decipher = createDecipheriv(
-      'aes-256-gcm',
-      key(credentials.clientSecret, raw.subarray(0, 16)),
-      raw.subarray(16, 28)
-    )
-    decipher.setAAD(binding(credentials, baseUrl))
-    decipher.setAuthTag(raw.subarray(28, 44))
-    const plain = Buffer.concat([decipher.update(raw.subarray(44)), decipher.final()]).toString('utf8')
-    const { t, s, e } = JSON.parse(plain) as { t: unknown; s: unknown; e: unknown }
-    if (typeof t !== 'string' || !t || typeof e !== 'number') return { reason: 'its contents are malformed' }
-    return { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAt: e }
-  } catch {
-    return {
-      reason:
-        'it cannot be opened with these inputs (another client secret, other client-id, audience, token URL or base-url, or it was altered)'
-    }
+/** scrypt on libuv's thread pool, so the derivation overlaps the network requests. */
+export function deriveKey(material: Buffer, salt: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(material, salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key)))
+  )
+}
+
+/**
+ * Every setting of the credentials but the secrets, and the base URL: a field added to
+ * Credentials later is bound without anyone having to remember it.
+ */
+export function binding(credentials: Credentials, baseUrl: URL): Buffer {
+  const { auth, ...settings } = credentials
+  const authSettings =
+    auth.method === 'private-key-jwt'
+      ? { method: auth.method, algorithm: auth.algorithm, keyId: auth.keyId }
+      : { method: auth.method }
+  return Buffer.from(JSON.stringify([PREFIX, sortKeys({ ...settings, auth: authSettings, baseUrl })]))
+}
+
+function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(value)) as Record<string, unknown>
+  return Object.fromEntries(
+    Object.keys(plain)
+      .sort()
+      .map(k => {
+        const v = plain[k]
+        return [k, v && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v]
+      })
+  )
+}
+
+/** Starts deriving a fresh key at once; seal() waits for it. */
+export class Sealer {
+  private readonly salt = randomBytes(SALT_BYTES)
+  private readonly key: Promise<Buffer>
+
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly baseUrl: URL
+  ) {
+    this.key = deriveKey(keyMaterial(credentials), this.salt)
+    this.key.catch(() => undefined) // awaited in seal(); never an unhandled rejection meanwhile
+  }
+
+  async seal(contents: SealedContents): Promise<string> {
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', await this.key, iv)
+    cipher.setAAD(binding(this.credentials, this.baseUrl))
+    const plain = JSON.stringify({ t: contents.accessToken, s: contents.scope, e: contents.expiresAtMs })
+    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
+    return PREFIX + Buffer.concat([this.salt, iv, cipher.getAuthTag(), data]).toString('base64url')
   }
 }
 
-function key(secret: string, salt: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, salt, INFO, 32))
-}
-
-function binding(credentials: Credentials, baseUrl: URL): Buffer {
-  return Buffer.from(
-    JSON.stringify([PREFIX, credentials.clientId, credentials.audience, credentials.tokenUrl.href, baseUrl.href])
-  )
+/** The sealed token's contents, or why it cannot be used; never throws. */
+export async function unseal(
+  sealed: string,
+  credentials: Credentials,
+  baseUrl: URL
+): Promise<SealedContents | { reason: string }> {
+  const old = OLD_PREFIXES.find(p => sealed.startsWith(p))
+  if (old) {
+    return {
+      reason: `it was sealed by an earlier version of this action (${old}), whose key derivation is no longer used`
+    }
+  }
+  if (!sealed.startsWith(PREFIX)) return { reason: 'it is not a sealed token of this action' }
+  const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
+  const headerBytes = SALT_BYTES + IV_BYTES + TAG_BYTES
+  if (raw.length < headerBytes + 1) return { reason: 'it is truncated' }
+  try {
+    const key = await deriveKey(keyMaterial(credentials), raw.subarray(0, SALT_BYTES))
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(SALT_BYTES, SALT_BYTES + IV_BYTES))
+    decipher.setAAD(binding(credentials, baseUrl))
+    decipher.setAuthTag(raw.subarray(SALT_BYTES + IV_BYTES, headerBytes))
+    const plain = Buffer.concat([decipher.update(raw.subarray(headerBytes)), decipher.final()]).toString('utf8')
+    const { t, s, e } = JSON.parse(plain) as { t: unknown; s: unknown; e: unknown }
+    if (typeof t !== 'string' || !t || typeof e !== 'number') return { reason: 'its contents are malformed' }
+    return { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAtMs: e }
+  } catch {
+    return {
+      reason:
+        'it cannot be opened with these inputs (another client secret or private key, other client-id, client-auth, ' +
+        'audience, scope, token URL, token-request-format or base-url, or it was altered)'
+    }
+  }
 }

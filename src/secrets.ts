@@ -1,18 +1,73 @@
 import * as core from '@actions/core'
 
-// Every form a secret can take in text we might quote: as given, JSON-escaped
-// (an error body echoing a request) and URL-encoded (a form body or a URL).
+// Every form of a secret that we or a server might print. The runner hides a registered value as
+// it is and base64-, JSON-, upper-case URI- and XML-escaped; a server may echo it in forms the
+// runner does not hide, so those are registered and redacted too.
 const variants = new Set<string>()
 
+/** Registers a secret, and the forms of it a server may echo, with the runner and with redact(). */
 export function mask(value: string): void {
   if (value.trim() === '') return
-  core.setSecret(value)
+  register(value)
   // A log line can hold part of a multi-line secret: mask each line on its own too.
-  for (const line of value.split(/\r?\n/)) if (line !== value && line.trim().length >= 4) core.setSecret(line)
-  for (const v of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) {
-    if (v.length >= 4) variants.add(v)
-  }
+  for (const line of value.split(/\r?\n/)) if (line !== value && line.trim().length >= 4) register(line)
+  const forms = echoedForms(value)
+  for (const form of forms) if (form.length >= 4) variants.add(form)
+  // The runner derives the base64, JSON- and upper-case URI-escaped forms itself; not these.
+  for (const form of forms.slice(FIRST_FORM_RUNNER_MISSES)) if (form.length >= 4) register(form)
 }
+
+const registered = new Set<string>()
+function register(value: string): void {
+  if (registered.has(value)) return
+  registered.add(value)
+  core.setSecret(value)
+}
+
+/** A PEM private key: the whole block and each line of it, but not its BEGIN/END markers. */
+export function maskPrivateKey(pem: string): void {
+  if (pem.trim() === '') return
+  register(pem)
+  variants.add(pem)
+  for (const line of pem.split(/\r?\n/)) if (!line.startsWith('-----') && line.trim().length >= 4) mask(line.trim())
+}
+
+/** HTTP Basic client credentials (RFC 6749 §2.3.1): the base64 of form-encoded id:secret, as sent. */
+export function basicCredentials(clientId: string, clientSecret: string): string {
+  return Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')
+}
+
+export function maskBasicCredentials(clientId: string, clientSecret: string): void {
+  mask(basicCredentials(clientId, clientSecret))
+  mask(Buffer.from(`${clientId}:${clientSecret}`).toString('base64'))
+}
+
+/** application/x-www-form-urlencoded, as URLSearchParams writes it (a space is +). */
+export function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2)
+}
+
+/** The forms a server may echo a secret in: first those the runner hides by itself. */
+export function echoedForms(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1)
+  const uri = encodeURIComponent(value)
+  const bytes = Buffer.from(value, 'utf8')
+  return [
+    value,
+    json,
+    uri,
+    bytes.toString('base64'),
+    json.replace(/[^\x20-\x7e]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    value
+      .split('')
+      .map(c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+    uri.replace(/%[0-9A-F]{2}/g, hex => hex.toLowerCase()),
+    formEncode(value),
+    bytes.toString('base64url')
+  ]
+}
+const FIRST_FORM_RUNNER_MISSES = 4
 
 export function redact(text: string): string {
   let out = text
@@ -28,4 +83,10 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
 export function excerpt(text: string, max = 300): string {
   const clean = redact(text).replace(CONTROL_CHARACTERS, ' ').trim()
   return clean.length > max ? `${clean.slice(0, max)}…` : clean
+}
+
+/** The message of anything thrown. */
+export function messageOf(err: unknown): string {
+  const message = (err as { message?: unknown } | null)?.message
+  return typeof message === 'string' ? message : String(err)
 }

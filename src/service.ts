@@ -31,6 +31,7 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
       url,
       headers: { Accept: 'application/json', Authorization: `Bearer ${options.token}` },
       what: page === 1 ? 'targets request' : `targets request (page ${page})`,
+      noRedirect: 'the bearer token is never sent to an address it was not configured for',
       action: ACTION,
       maxBytes: MAX_PAGE_BYTES
     }

@@ -2,7 +2,7 @@ import { formatCount, formatDuration, isoSeconds } from './format.js'
 import { readClaims } from './jwt.js'
 import { redact } from './secrets.js'
 import { Listing } from './targets-file.js'
-import { AccessToken } from './token.js'
+import { Token } from './token.js'
 
 const MAX_COLUMNS = 5
 const MAX_CELL = 80
@@ -21,17 +21,17 @@ const PREFERRED_COLUMNS = [
 ]
 
 /** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
-export function renderSummary(token: AccessToken, baseUrl: URL, listing: Listing | undefined, now: number): string {
+export function renderSummary(token: Token, baseUrl: URL, listing: Listing | undefined, now: number): string {
   const lines = ['## Service targets', '']
   const subject = readClaims(token.accessToken).sub
   const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
     token.source
   ]
   const expiry =
-    token.expiresAt === undefined
+    token.expiresAtMs === undefined
       ? 'expiry not stated'
-      : `expires ${isoSeconds(token.expiresAt)} (in ${formatDuration((token.expiresAt - now) / 1000)})`
-  lines.push(`- **Token**: ${source}; ${expiry}${subject ? `; subject \`${cell(subject)}\`` : ''}`)
+      : `expires ${isoSeconds(token.expiresAtMs)} (in ${formatDuration((token.expiresAtMs - now) / 1000)})`
+  lines.push(`- **Token**: ${source}; ${expiry}${subject ? `; subject ${cell(subject)}` : ''}`)
   if (!listing) {
     lines.push('- **Targets**: not listed (list-targets: false)')
     return redact(lines.join('\n')) + '\n'
@@ -40,7 +40,7 @@ export function renderSummary(token: AccessToken, baseUrl: URL, listing: Listing
   const counted = shard
     ? `Shard ${shard.index} of ${shard.count}: ${formatCount(listing.count)} of ${formatCount(listing.listed)} targets,`
     : formatCount(listing.count)
-  lines.push(`- **Targets**: ${counted} from \`${cell(baseUrl.origin)}\``, '')
+  lines.push(`- **Targets**: ${counted} from ${cell(baseUrl.origin)}`, '')
   const shown = listing.preview
   const columns = chooseColumns(shown)
   if (shown.length > 0) {
@@ -74,15 +74,20 @@ function isScalar(value: unknown): boolean {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value)
 }
 
-/** A value as one safe Markdown table cell: no HTML, no pipes, no line breaks, bounded length. */
-function cell(value: unknown): string {
-  const text = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)
-  const flat = text.replace(/\s+/g, ' ').trim()
+/**
+ * A value as inert Markdown text, safe in a table cell: service data (names, ids) must not become a
+ * link, an image, emphasis, math or HTML. The characters that start those are backslash-escaped,
+ * which CommonMark renders as the character itself; escaping ":" and "@" and the dot of "www."
+ * also breaks GitHub's bare-URL and e-mail autolinks. Line breaks become spaces; long values are cut.
+ */
+export function cell(value: unknown): string {
+  // Redacted before escaping, which would hide a secret's text from redact().
+  const text = redact(value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value))
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
   const short = flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL - 1)}…` : flat
-  return short
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '\\|')
-    .replace(/`/g, "'")
+  return short.replace(MARKDOWN_SPECIAL, c => `\\${c}`).replace(/(www)\./gi, '$1\\.')
 }
+
+/** Inline Markdown's active characters, GitHub's autolink triggers, and the backslash itself. */
+export const MARKDOWN_SPECIAL = /[\\`*_[\]()!<>&|~:@$#]/g

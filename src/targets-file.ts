@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { formatBytes } from './format.js'
+import { formatBytes, formatCount } from './format.js'
 import { Shard, shardOf } from './shards.js'
 
 /** The most targets JSON one listing may write: past it the step fails rather than fill the disk. */
@@ -66,7 +66,7 @@ export class TargetsFile {
     this.bytes += Buffer.byteLength(json)
     if (this.bytes > this.maxBytes) {
       throw new Error(
-        `Failed to list targets: the list is larger than ${formatBytes(this.maxBytes)} (${this.count} targets so far), ` +
+        `Failed to list targets: the list is larger than ${formatBytes(this.maxBytes)} (${formatCount(this.count)} targets so far), ` +
           'more than this action writes to disk. Check base-url, or split the list at the service.'
       )
     }

@@ -1,4 +1,6 @@
-import { DEFAULTS, getInputs } from '../src/inputs.js'
+import { generateKeyPairSync } from 'node:crypto'
+import { DEFAULTS, getInputs, RESERVED_VARIABLES } from '../src/inputs.js'
+import { basicCredentials } from '../src/secrets.js'
 import { joinPath } from '../src/url.js'
 import { captureStdout } from './helpers.js'
 
@@ -33,7 +35,7 @@ describe('getInputs', () => {
       summary: true,
       minValiditySeconds: 300
     })
-    expect(inputs.credentials?.format).toBe('json')
+    expect(inputs.credentials).toMatchObject({ bodyFormat: 'json', auth: { method: 'post', clientSecret: 'secret-1' } })
   })
 
   it('masks the client secret as it reads it, before anything else is printed', () => {
@@ -44,7 +46,7 @@ describe('getInputs', () => {
 
   it('keeps the client credentials byte for byte, spaces and quotes included', () => {
     setInputs({ ...VALID, 'client-secret': ' a"b\\c ü ', 'client-id': 'id "x"' })
-    expect(getInputs().credentials).toMatchObject({ clientSecret: ' a"b\\c ü ', clientId: 'id "x"' })
+    expect(getInputs().credentials).toMatchObject({ auth: { clientSecret: ' a"b\\c ü ' }, clientId: 'id "x"' })
   })
 
   it('needs no client credentials with a token, and masks it', () => {
@@ -67,15 +69,46 @@ describe('getInputs', () => {
       'token-url': 'https://login.test/tenant/token?p=policy',
       'token-request-format': 'form'
     })
-    expect(getInputs().credentials).toMatchObject({ format: 'form' })
+    expect(getInputs().credentials).toMatchObject({ bodyFormat: 'form' })
     expect(getInputs().credentials?.tokenUrl.href).toBe('https://login.test/tenant/token?p=policy')
   })
 
   it('accepts http for loopback hosts only', () => {
-    for (const host of ['127.0.0.1:8080', 'localhost', '[::1]:3000']) {
+    for (const host of ['127.0.0.1:8080', '127.1.2.3', 'localhost', '[::1]:3000']) {
       setInputs({ ...VALID, 'base-url': `http://${host}` })
       expect(getInputs().baseUrl.protocol).toBe('http:')
     }
+  })
+
+  it.each(['idp.x.localhost', '127.0.0.1.evil.example', '128.0.0.1', '[::2]', 'localhost.evil.example'])(
+    'refuses plain http to %s, which DNS or the network would resolve',
+    host => {
+      setInputs({ ...VALID, 'auth-url': `http://${host}` })
+      expect(() => getInputs()).toThrow('Input auth-url must use https://')
+    }
+  )
+
+  it.each([...RESERVED_VARIABLES, 'GITHUB_TOKEN', 'github_env', 'RUNNER_TEMP', 'ACTIONS_RUNTIME_TOKEN', 'path'])(
+    'refuses to export the token as %s',
+    name => {
+      setInputs({ ...VALID, 'export-variable': name })
+      expect(() => getInputs()).toThrow(
+        `Input export-variable must not name a variable that changes how later steps run or what they trust (${name})`
+      )
+    }
+  )
+
+  it('refuses the reserved names the README lists, and no others', () => {
+    expect([...RESERVED_VARIABLES].sort()).toEqual([
+      'BASH_ENV',
+      'ENV',
+      'LD_LIBRARY_PATH',
+      'LD_PRELOAD',
+      'NODE_OPTIONS',
+      'PATH'
+    ])
+    setInputs({ ...VALID, 'export-variable': 'SERVICE_TOKEN' })
+    expect(getInputs().exportVariable).toBe('SERVICE_TOKEN')
   })
 
   it.each<[Record<string, string>, string]>([
@@ -100,8 +133,11 @@ describe('getInputs', () => {
     [{ 'list-targets': 'yes' }, 'Input list-targets must be true or false, got "yes"'],
     [{ summary: '1' }, 'Input summary must be true or false'],
     [{ 'token-request-format': 'xml' }, 'Input token-request-format must be one of json, form'],
+    [{ 'client-auth': 'mtls' }, 'Input client-auth must be one of post, basic, private-key-jwt, got "mtls"'],
+    [{ 'client-auth': 'basic', 'client-secret': '' }, 'Input required and not supplied: client-secret'],
+    [{ 'auth-url': 'https://user@idp.test' }, 'Input auth-url must not contain credentials'],
     [{ 'export-variable': 'MY-TOKEN' }, 'Input export-variable must be an environment variable name'],
-    [{ 'export-variable': 'GITHUB_TOKEN' }, 'Input export-variable must not name a variable the runner reserves'],
+    [{ 'export-variable': 'GITHUB_TOKEN' }, 'Input export-variable must not name a variable that changes'],
     [{ 'min-validity-seconds': '-1' }, 'Input min-validity-seconds must be a whole number'],
     [{ 'shard-size': '0' }, 'Input shard-size must be a whole number from 1 to 100000, got "0"'],
     [{ 'shard-size': '100001' }, 'Input shard-size must be a whole number from 1 to 100000'],
@@ -115,6 +151,89 @@ describe('getInputs', () => {
   ])('rejects %j, naming the input', (override, message) => {
     setInputs({ ...VALID, ...override })
     expect(() => getInputs()).toThrow(message)
+  })
+
+  it('makes audience optional with a form body, and reads scope', () => {
+    setInputs({ ...VALID, audience: '', 'token-request-format': 'form', scope: 'api://svc/.default' })
+    expect(getInputs().credentials).toMatchObject({ audience: undefined, scope: 'api://svc/.default' })
+    setInputs({ ...VALID, audience: '' })
+    expect(() => getInputs()).toThrow(
+      'Input required and not supplied: audience (or give a pre-issued token in the token input); it is optional only with token-request-format: form'
+    )
+  })
+
+  it('masks the Basic credentials as sent with client-auth: basic', () => {
+    setInputs({ ...VALID, 'client-auth': 'basic', 'client-secret': 'a b+c/d' })
+    expect(getInputs().credentials?.auth).toEqual({ method: 'basic', clientSecret: 'a b+c/d' })
+    expect(written).toContain(`::add-mask::${basicCredentials('client-1', 'a b+c/d')}\n`)
+  })
+
+  describe('client-auth: private-key-jwt', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
+    const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey
+    const pem = (key: typeof rsa, type: 'pkcs8' | 'pkcs1' | 'sec1') => key.export({ type, format: 'pem' }) as string
+    const jwtInputs = (key: string) => ({
+      ...VALID,
+      'client-secret': '',
+      'client-auth': 'private-key-jwt',
+      'private-key': key
+    })
+
+    it.each([
+      ['PKCS#8 RSA', () => pem(rsa, 'pkcs8'), 'RS256'],
+      ['PKCS#1 RSA', () => pem(rsa, 'pkcs1'), 'RS256'],
+      ['PKCS#8 P-256', () => pem(ec, 'pkcs8'), 'ES256'],
+      ['SEC1 P-256', () => pem(ec, 'sec1'), 'ES256']
+    ])('reads a %s key for %s, with no client secret', (_what, key, algorithm) => {
+      setInputs({ ...jwtInputs(key()), 'private-key-id': 'kid-1' })
+      expect(getInputs().credentials?.auth).toMatchObject({ method: 'private-key-jwt', algorithm, keyId: 'kid-1' })
+    })
+
+    it('masks the key and each line of it before anything else, but not its markers', () => {
+      // A key of its own: a value is registered once per process, and other tests used theirs.
+      const key = pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey, 'pkcs8')
+      setInputs({ ...jwtInputs(key), 'max-attempts': 'x' })
+      expect(() => getInputs()).toThrow('max-attempts')
+      const masks = written.filter(l => l.startsWith('::add-mask::'))
+      const lines = key
+        .trim()
+        .split('\n')
+        .filter(l => !l.startsWith('-----'))
+      expect(written[0].startsWith('::add-mask::-----BEGIN PRIVATE KEY-----%0A')).toBe(true)
+      for (const line of lines) expect(masks).toContain(`::add-mask::${line}\n`)
+      expect(masks).not.toContain('::add-mask::-----BEGIN PRIVATE KEY-----\n')
+    })
+
+    it.each([
+      ['no key', '', 'Input required and not supplied: private-key'],
+      ['text that is no PEM', 'not a key', 'Input private-key is not a PEM private key'],
+      [
+        'a damaged PEM',
+        '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----',
+        'Input private-key could not be read'
+      ],
+      [
+        'an encrypted key',
+        '-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----',
+        'Input private-key is encrypted'
+      ],
+      [
+        'an Ed25519 key',
+        generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+        'Input private-key is a ed25519 key; only RSA (RS256) and P-256 EC (ES256) keys are supported'
+      ],
+      [
+        'a P-384 key',
+        generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey.export({
+          type: 'pkcs8',
+          format: 'pem'
+        }) as string,
+        'Input private-key is a EC secp384r1 key'
+      ]
+    ])('fails on %s, naming the input', (_what, key, message) => {
+      setInputs(jwtInputs(key))
+      expect(() => getInputs()).toThrow(message)
+    })
   })
 
   it.each([

@@ -1,63 +1,108 @@
+import { generateKeyPairSync, hkdfSync } from 'node:crypto'
 import { Credentials } from '../src/inputs.js'
-import { seal, unseal } from '../src/sealed.js'
+import { binding, PREFIX, SCRYPT, Sealer, unseal } from '../src/sealed.js'
 
 const credentials: Credentials = {
   clientId: 'client-1',
-  clientSecret: 'secret-1',
+  auth: { method: 'post', clientSecret: 'secret-1' },
   audience: 'https://idp.test/api/v2/',
+  scope: 'read:targets',
   tokenUrl: new URL('https://idp.test/oauth/token'),
-  format: 'json'
+  bodyFormat: 'json'
 }
 const baseUrl = new URL('https://api.test/')
-const token = {
+const contents = {
   accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.sig',
   scope: 'read',
-  expiresAt: 1_800_000_000_000
+  expiresAtMs: 1_800_000_000_000
 }
+const seal = (c: Credentials = credentials, base: URL = baseUrl) => new Sealer(c, base).seal(contents)
 
 describe('sealed tokens', () => {
-  it('round-trips with the same secret and settings', () => {
-    expect(unseal(seal(token, credentials, baseUrl), credentials, baseUrl)).toEqual(token)
+  it('round-trips with the same secret and settings', async () => {
+    await expect(unseal(await seal(), credentials, baseUrl)).resolves.toEqual(contents)
   })
 
-  it('reveals nothing of the token and differs every time', () => {
-    const a = seal(token, credentials, baseUrl)
-    const b = seal(token, credentials, baseUrl)
+  it('reveals nothing of the token and differs every time', async () => {
+    const [a, b] = await Promise.all([seal(), seal()])
     expect(a).not.toBe(b)
-    expect(a).toMatch(/^m2m1\.[\w-]+$/)
-    for (const part of token.accessToken.split('.')) {
+    expect(a).toMatch(/^m2m2\.[\w-]+$/)
+    for (const part of contents.accessToken.split('.')) {
       expect(a).not.toContain(part)
-      expect(Buffer.from(a.slice(5), 'base64url').toString('latin1')).not.toContain(part)
+      expect(Buffer.from(a.slice(PREFIX.length), 'base64url').toString('latin1')).not.toContain(part)
     }
   })
 
-  it.each([
-    ['another client secret', { ...credentials, clientSecret: 'secret-2' }, baseUrl],
-    ['another client id', { ...credentials, clientId: 'client-2' }, baseUrl],
-    ['another audience', { ...credentials, audience: 'https://other/' }, baseUrl],
-    ['another token URL', { ...credentials, tokenUrl: new URL('https://idp2.test/oauth/token') }, baseUrl],
-    ['another base URL', credentials, new URL('https://api2.test/')]
-  ])('cannot be opened with %s', (_what, other, otherBase) => {
-    expect(unseal(seal(token, credentials, baseUrl), other, otherBase)).toEqual({
+  it('derives its key with scrypt (N = 2^15, r = 8), not a fast KDF', () => {
+    expect(SCRYPT).toMatchObject({ N: 32768, r: 8, p: 1 })
+  })
+
+  // Every field of the credentials but the secrets is bound, whatever fields Credentials has.
+  const changed: Record<string, unknown> = {
+    clientId: 'client-2',
+    audience: 'https://other/',
+    scope: 'write:targets',
+    tokenUrl: new URL('https://idp2.test/oauth/token'),
+    bodyFormat: 'form',
+    auth: { method: 'basic', clientSecret: 'secret-1' }
+  }
+  it.each(Object.keys(credentials))('cannot be opened when %s differs', async field => {
+    expect(changed).toHaveProperty(field) // a new field of Credentials needs a row here
+    const other = { ...credentials, [field]: changed[field] } as Credentials
+    expect(binding(other, baseUrl).equals(binding(credentials, baseUrl))).toBe(false)
+    await expect(unseal(await seal(), other, baseUrl)).resolves.toEqual({
       reason: expect.stringContaining('cannot be opened')
     })
   })
 
-  it('detects tampering with any byte', () => {
-    const sealed = seal(token, credentials, baseUrl)
-    const raw = Buffer.from(sealed.slice(5), 'base64url')
-    for (const i of [0, 16, 30, raw.length - 1]) {
-      const bad = Buffer.from(raw)
-      bad[i] ^= 1
-      expect(unseal(`m2m1.${bad.toString('base64url')}`, credentials, baseUrl)).toHaveProperty('reason')
-    }
+  it.each([
+    ['another client secret', { ...credentials, auth: { method: 'post', clientSecret: 'secret-2' } }, baseUrl],
+    ['no scope', { ...credentials, scope: undefined }, baseUrl],
+    ['another base URL', credentials, new URL('https://api2.test/')]
+  ] as [string, Credentials, URL][])('cannot be opened with %s', async (_what, other, otherBase) => {
+    await expect(unseal(await seal(), other, otherBase)).resolves.toEqual({
+      reason: expect.stringContaining('cannot be opened')
+    })
+  })
+
+  it('keys a private-key-jwt client by its private key, and binds its key id', async () => {
+    const key = (k: ReturnType<typeof generateKeyPairSync>['privateKey'], keyId = 'k1'): Credentials => ({
+      ...credentials,
+      auth: { method: 'private-key-jwt', privateKey: k, algorithm: 'ES256', keyId }
+    })
+    const one = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey
+    const two = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey
+    const sealed = await seal(key(one))
+    await expect(unseal(sealed, key(one), baseUrl)).resolves.toEqual(contents)
+    await expect(unseal(sealed, key(two), baseUrl)).resolves.toHaveProperty('reason')
+    await expect(unseal(sealed, key(one, 'k2'), baseUrl)).resolves.toHaveProperty('reason')
+  })
+
+  it('detects tampering with every byte', async () => {
+    const sealed = await seal()
+    const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
+    const results = await Promise.all(
+      [...raw].map((_, i) => {
+        const bad = Buffer.from(raw)
+        bad[i] ^= 1 << (i % 8)
+        return unseal(`${PREFIX}${bad.toString('base64url')}`, credentials, baseUrl)
+      })
+    )
+    expect(results.every(r => 'reason' in r)).toBe(true)
+  })
+
+  it('does not open a token sealed the old way (HKDF, m2m1.), and says why', async () => {
+    const old = `m2m1.${Buffer.from(hkdfSync('sha256', 'secret-1', Buffer.alloc(16), 'x', 32)).toString('base64url')}`
+    await expect(unseal(old, credentials, baseUrl)).resolves.toEqual({
+      reason: 'it was sealed by an earlier version of this action (m2m1.), whose key derivation is no longer used'
+    })
   })
 
   it.each([
-    ['', 'it is not a sealed token of this version'],
-    ['m2m0.abc', 'it is not a sealed token of this version'],
-    ['m2m1.abc', 'it is truncated']
-  ])('explains why %j is unusable', (sealed, reason) => {
-    expect(unseal(sealed, credentials, baseUrl)).toEqual({ reason })
+    ['', 'it is not a sealed token of this action'],
+    ['m2m0.abc', 'it is not a sealed token of this action'],
+    ['m2m2.abc', 'it is truncated']
+  ])('explains why %j is unusable', async (sealed, reason) => {
+    await expect(unseal(sealed, credentials, baseUrl)).resolves.toEqual({ reason })
   })
 })

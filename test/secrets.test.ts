@@ -1,12 +1,39 @@
-import { excerpt, mask, redact } from '../src/secrets.js'
+import {
+  basicCredentials,
+  echoedForms,
+  excerpt,
+  mask,
+  maskBasicCredentials,
+  messageOf,
+  redact
+} from '../src/secrets.js'
 import { captureStdout } from './helpers.js'
 
 describe('secrets', () => {
   const written = captureStdout()
 
-  it('registers the secret with the runner and each line of a multi-line one', () => {
+  it('registers the secret with the runner, then each line of a multi-line one', () => {
     mask('line-one\nline-two')
-    expect(written).toEqual(['::add-mask::line-one%0Aline-two\n', '::add-mask::line-one\n', '::add-mask::line-two\n'])
+    expect(written.slice(0, 3)).toEqual([
+      '::add-mask::line-one%0Aline-two\n',
+      '::add-mask::line-one\n',
+      '::add-mask::line-two\n'
+    ])
+  })
+
+  it('registers the echoed forms the runner does not derive, once each', () => {
+    mask('a b/ü+c')
+    expect(written).toEqual([
+      '::add-mask::a b/ü+c\n',
+      '::add-mask::a b/\\u00fc+c\n',
+      '::add-mask::\\u0061\\u0020\\u0062\\u002f\\u00fc\\u002b\\u0063\n',
+      '::add-mask::a%2520b%252f%25c3%25bc%252bc\n', // the command escapes % as %25
+      '::add-mask::a+b%252F%25C3%25BC%252Bc\n',
+      `::add-mask::${Buffer.from('a b/ü+c').toString('base64url')}\n`
+    ])
+    written.length = 0
+    mask('a b/ü+c')
+    expect(written).toEqual([])
   })
 
   it('ignores empty values', () => {
@@ -14,10 +41,36 @@ describe('secrets', () => {
     expect(written).toEqual([])
   })
 
-  it('redacts the secret as given, JSON-escaped and URL-encoded', () => {
-    mask('p@ss "word"/ü')
-    const text = `raw p@ss "word"/ü json ${JSON.stringify('p@ss "word"/ü')} url ${encodeURIComponent('p@ss "word"/ü')}`
-    expect(redact(text)).toBe('raw *** json "***" url ***')
+  const secret = 'p@ss "word"/ü+ x'
+  it.each([
+    ['as given', secret],
+    ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
+    ['JSON \\u-escaped', JSON.stringify(secret).slice(1, -1).replace('ü', '\\u00fc')],
+    [
+      'every character \\u-escaped',
+      secret
+        .split('')
+        .map(c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        .join('')
+    ],
+    ['URI-encoded', encodeURIComponent(secret)],
+    ['lower-case percent-encoded', encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, h => h.toLowerCase())],
+    ['form-encoded', new URLSearchParams({ s: secret }).toString().slice(2)],
+    ['base64', Buffer.from(secret).toString('base64')],
+    ['base64url', Buffer.from(secret).toString('base64url')]
+  ])('redacts the secret %s', (_form, echoed) => {
+    mask(secret)
+    expect(echoedForms(secret)).toContain(echoed)
+    expect(redact(`server said: ${echoed}!`)).toBe('server said: ***!')
+  })
+
+  it('redacts the Basic credentials of id:secret, form-encoded or not', () => {
+    maskBasicCredentials('client 1', 'se:cret ü')
+    const plain = Buffer.from('client 1:se:cret ü').toString('base64')
+    expect(redact(`Basic ${basicCredentials('client 1', 'se:cret ü')} / ${plain}`)).toBe('Basic *** / ***')
+    expect(Buffer.from(basicCredentials('client 1', 'se:cret ü'), 'base64').toString()).toBe(
+      'client+1:se%3Acret+%C3%BC'
+    )
   })
 
   it('quotes at most ~300 characters, single-line, redacted before cutting', () => {
@@ -28,5 +81,12 @@ describe('secrets', () => {
     expect(quoted.includes('\u0000')).toBe(false)
     expect(quoted.length).toBeLessThanOrEqual(301)
     expect(quoted.startsWith(`${'a'.repeat(290)}*** b`)).toBe(true)
+  })
+
+  it('takes the message of anything thrown, from any realm', () => {
+    expect(messageOf(new Error('boom'))).toBe('boom')
+    expect(messageOf({ message: 'from another realm' })).toBe('from another realm')
+    expect(messageOf('plain')).toBe('plain')
+    expect(messageOf(undefined)).toBe('undefined')
   })
 })

@@ -1,6 +1,7 @@
-import { chooseColumns, renderSummary } from '../src/summary.js'
+import fc from 'fast-check'
+import { cell, chooseColumns, MARKDOWN_SPECIAL, renderSummary } from '../src/summary.js'
 import { Listing, PREVIEW_ROWS } from '../src/targets-file.js'
-import { AccessToken } from '../src/token.js'
+import { Token } from '../src/token.js'
 
 /** A listing as TargetsFile describes one, without the file. */
 function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
@@ -16,11 +17,11 @@ function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
 
 const now = Date.parse('2026-11-22T06:00:00Z')
 const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`
-const token: AccessToken = {
+const token: Token = {
   accessToken: jwt({ sub: 'bot@clients' }),
   tokenType: 'Bearer',
-  expiresAt: now + 86_400_000,
-  expiresIn: 86400,
+  expiresAtMs: now + 86_400_000,
+  expiresInSeconds: 86400,
   source: 'exchange'
 }
 const base = new URL('https://api.test/')
@@ -37,9 +38,9 @@ describe('renderSummary', () => {
       now
     )
     expect(md).toContain(
-      '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h); subject `bot@clients`'
+      '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h); subject bot\\@clients'
     )
-    expect(md).toContain('- **Targets**: 2 from `https://api.test`')
+    expect(md).toContain('- **Targets**: 2 from https\\://api.test')
     expect(md).toContain('| id | name | status |\n| --- | --- | --- |\n| t1 | one |  |\n| t2 |  | ok |')
     expect(md).not.toContain(token.accessToken)
   })
@@ -54,13 +55,13 @@ describe('renderSummary', () => {
 
   it('escapes HTML, pipes and line breaks in cells', () => {
     const md = renderSummary(token, base, listing([{ name: '<script>x</script> | a\nb' }]), now)
-    expect(md).toContain('| &lt;script&gt;x&lt;/script&gt; \\| a b |')
+    expect(md).toContain('| \\<script\\>x\\</script\\> \\| a b |')
   })
 
   it('uses one column for scalar targets and notes an unlisted run', () => {
     expect(renderSummary(token, base, listing(['a', 'b']), now)).toContain('| target |\n| --- |\n| a |\n| b |')
-    expect(renderSummary({ ...token, expiresAt: undefined, source: 'input' }, base, undefined, now)).toBe(
-      '## Service targets\n\n- **Token**: token input; expiry not stated; subject `bot@clients`\n- **Targets**: not listed (list-targets: false)\n'
+    expect(renderSummary({ ...token, expiresAtMs: undefined, source: 'input' }, base, undefined, now)).toBe(
+      '## Service targets\n\n- **Token**: token input; expiry not stated; subject bot\\@clients\n- **Targets**: not listed (list-targets: false)\n'
     )
   })
 
@@ -71,7 +72,7 @@ describe('renderSummary', () => {
       listing([{ id: 'a' }], { count: 512, listed: 10_240, shard: { index: 3, count: 20 } }),
       now
     )
-    expect(md).toContain('- **Targets**: Shard 3 of 20: 512 of 10,240 targets, from `https://api.test`')
+    expect(md).toContain('- **Targets**: Shard 3 of 20: 512 of 10,240 targets, from https\\://api.test')
     expect(md).toContain('…and 511 more: all 512 are in the `targets-file` output.')
   })
 
@@ -84,5 +85,35 @@ describe('renderSummary', () => {
       'c'
     ])
     expect(chooseColumns([1, 2])).toBeUndefined()
+  })
+})
+
+describe('cell: service data stays inert Markdown', () => {
+  it.each([
+    ['[Session expired](https://evil.example/login)', '\\[Session expired\\]\\(https\\://evil.example/login\\)'],
+    ['![pixel](https://evil.example/p.png)', '\\!\\[pixel\\]\\(https\\://evil.example/p.png\\)'],
+    ['*bold* _it_ ~~gone~~', '\\*bold\\* \\_it\\_ \\~\\~gone\\~\\~'],
+    ['https://evil.example/login', 'https\\://evil.example/login'],
+    ['go to www.evil.example now', 'go to www\\.evil.example now'],
+    ['mail admin@evil.example', 'mail admin\\@evil.example'],
+    ['<img src=x onerror=alert(1)>', '\\<img src=x onerror=alert\\(1\\)\\>'],
+    ['&lt;b&gt;', '\\&lt;b\\&gt;'],
+    ['$x^2$ `code` a\\b', '\\$x^2\\$ \\`code\\` a\\\\b']
+  ])('renders %j as text', (value, escaped) => {
+    expect(cell(value)).toBe(escaped)
+  })
+
+  it('escapes every active character, and unescaping gives the text back, for any string', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), text => {
+        const out = cell(text)
+        const unescaped = out.replace(/\\(.)/g, '$1')
+        const bare = out.replace(/\\./g, '')
+        // eslint-disable-next-line no-control-regex
+        const expected = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
+        return unescaped === expected && !new RegExp(MARKDOWN_SPECIAL.source).test(bare) && !/www\./i.test(bare)
+      }),
+      { numRuns: 2000 }
+    )
   })
 })

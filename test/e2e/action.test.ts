@@ -88,7 +88,7 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
         'expires-in': '86400',
         'expires-at': expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
         scope: 'read:client_grants',
-        'sealed-token': expect.stringMatching(/^m2m1\./),
+        'sealed-token': expect.stringMatching(/^m2m2\./),
         targets: JSON.stringify(TARGETS),
         'target-count': '2',
         'targets-file': expect.stringContaining(run.runnerTemp),
@@ -99,7 +99,7 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
       expect(statSync(run.outputs['targets-file']).mode & 0o777).toBe(0o600)
       expect(run.summary).toContain('- **Targets**: 2 from')
       expect(run.summary).toContain('| t-2 | beta "two" |')
-      expect(run.summary).toContain('subject `client-e2e@clients`')
+      expect(run.summary).toContain('subject client-e2e\\@clients')
       expect(run.exported).toEqual({})
       expectNoLeaks(run, [CLIENT.secret, TOKEN])
     } finally {

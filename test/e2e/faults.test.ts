@@ -186,7 +186,7 @@ describe.each([false, true])('faults (debug %s)', debug => {
       expectFailure(
         run,
         new RegExp(
-          `the server redirected it \\(HTTP 307\\) to ${other.url}/oauth/token; a token request carries the client secret and is never redirected`
+          `the server redirected it \\(HTTP 307\\) to ${other.url}/oauth/token; a token request carries the client credentials and is never redirected`
         )
       )
       expect(other.requests).toHaveLength(0)

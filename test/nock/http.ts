@@ -13,6 +13,7 @@ function get(path = '/v1/targets', maxBytes = 1024 * 1024): HttpRequest {
     headers: { Accept: 'application/json' },
     what: 'targets request',
     action: 'list targets',
+    noRedirect: 'the bearer token is never sent to an address it was not configured for',
     maxBytes
   }
 }
@@ -341,10 +342,11 @@ describe('redirects and size', () => {
       ...get('/oauth/token'),
       method: 'POST',
       body: '{}',
-      action: 'exchange client credentials for a token'
+      action: 'exchange client credentials for a token',
+      noRedirect: 'a token request carries the client credentials and is never redirected'
     }
     await expect(http.send(request)).rejects.toThrow(
-      /to https:\/\/api\.example\.test\/other\/token; a token request carries the client secret/
+      /to https:\/\/api\.example\.test\/other\/token; a token request carries the client credentials and is never redirected\. Set the input/
     )
   })
 

@@ -1,15 +1,17 @@
+import { generateKeyPairSync, verify } from 'node:crypto'
 import nock from 'nock'
-import { exchangeToken, parseTokenResponse } from '../../src/idp.js'
+import { exchangeToken, parseTokenResponse, tokenRequestFields } from '../../src/idp.js'
 import { Credentials } from '../../src/inputs.js'
 import { recordingHttp } from '../helpers.js'
 
 const IDP = 'https://tenant.idp.test'
+const SECRET = 's3cr"et\\ with spaces ✓ +/'
 const credentials: Credentials = {
   clientId: 'client "one" \\ ü',
-  clientSecret: 's3cr"et\\ with spaces ✓ ',
+  auth: { method: 'post', clientSecret: SECRET },
   audience: 'https://tenant.idp.test/api/v2/',
   tokenUrl: new URL(`${IDP}/oauth/token`),
-  format: 'json'
+  bodyFormat: 'json'
 }
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJl'
 
@@ -27,37 +29,166 @@ describe('exchangeToken', () => {
     const token = await exchangeToken(recordingHttp().http, credentials, s => secrets.push(s))
     expect(received).toStrictEqual({
       client_id: credentials.clientId,
-      client_secret: credentials.clientSecret,
+      client_secret: SECRET,
       audience: credentials.audience,
       grant_type: 'client_credentials'
     })
-    expect(token).toEqual({ accessToken: TOKEN, tokenType: 'Bearer', expiresIn: 86400, scope: 'read:client_grants' })
+    expect(token).toEqual({
+      accessToken: TOKEN,
+      tokenType: 'Bearer',
+      expiresInSeconds: 86400,
+      scope: 'read:client_grants'
+    })
     expect(secrets).toEqual([TOKEN])
   })
 
-  it('sends the same four fields form-encoded in form mode', async () => {
-    let received: unknown
+  it('sends the same four fields form-encoded in form mode, as raw form text', async () => {
+    const form = { ...credentials, bodyFormat: 'form' as const }
+    const expected =
+      'client_id=client+%22one%22+%5C+%C3%BC&client_secret=s3cr%22et%5C+with+spaces+%E2%9C%93+%2B%2F' +
+      '&audience=https%3A%2F%2Ftenant.idp.test%2Fapi%2Fv2%2F&grant_type=client_credentials'
+    // A string body matcher compares the raw text: a JSON body, or other field order, would not match.
     nock(IDP)
       .matchHeader('content-type', 'application/x-www-form-urlencoded')
+      .post('/oauth/token', expected)
+      .reply(200, { access_token: TOKEN, token_type: 'bearer' })
+    await expect(exchangeToken(recordingHttp().http, form, () => undefined)).resolves.toMatchObject({
+      accessToken: TOKEN
+    })
+    expect(Object.fromEntries(new URLSearchParams(expected))).toStrictEqual({
+      client_id: credentials.clientId,
+      client_secret: SECRET,
+      audience: credentials.audience,
+      grant_type: 'client_credentials'
+    })
+  })
+
+  it('refuses to match a JSON body against the raw form text (the matcher above can fail)', async () => {
+    nock(IDP).post('/oauth/token', 'client_id=x').reply(200, { access_token: TOKEN })
+    nock(IDP).post('/oauth/token').reply(418, 'not the form')
+    await expect(exchangeToken(recordingHttp().http, credentials, () => undefined)).rejects.toThrow(/HTTP 418/)
+    nock.cleanAll()
+  })
+
+  it('sends HTTP Basic credentials, form-encoded before base64, and no secret in the body', async () => {
+    let authorization: string | undefined
+    let received: unknown
+    nock(IDP, {
+      reqheaders: {
+        authorization: value => {
+          authorization = value ?? undefined
+          return true
+        }
+      }
+    })
       .post('/oauth/token', body => {
         received = body
         return true
       })
-      .reply(200, { access_token: TOKEN, token_type: 'bearer' })
-    await exchangeToken(recordingHttp().http, { ...credentials, format: 'form' }, () => undefined)
-    expect({ ...(received as object) }).toStrictEqual({
-      client_id: credentials.clientId,
-      client_secret: credentials.clientSecret,
+      .reply(200, { access_token: TOKEN })
+    const basic: Credentials = { ...credentials, auth: { method: 'basic', clientSecret: SECRET }, scope: 'read write' }
+    await exchangeToken(recordingHttp().http, basic, () => undefined)
+    const [id, secret] = Buffer.from(authorization!.replace(/^Basic /, ''), 'base64')
+      .toString('utf8')
+      .split(':')
+    expect(decodeURIComponent(id.replace(/\+/g, ' '))).toBe(credentials.clientId)
+    expect(decodeURIComponent(secret.replace(/\+/g, ' '))).toBe(SECRET)
+    expect(secret).toBe('s3cr%22et%5C+with+spaces+%E2%9C%93+%2B%2F')
+    expect(received).toStrictEqual({
       audience: credentials.audience,
-      grant_type: 'client_credentials'
+      grant_type: 'client_credentials',
+      scope: 'read write'
     })
+  })
+
+  it.each([
+    ['rsa', 'RS256'],
+    ['ec', 'ES256']
+  ] as const)('signs a fresh client assertion (%s, %s) for every attempt', async (type, algorithm) => {
+    const { privateKey, publicKey } =
+      type === 'rsa'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    const jwt: Credentials = {
+      ...credentials,
+      auth: { method: 'private-key-jwt', privateKey, algorithm, keyId: 'key-7' },
+      bodyFormat: 'form'
+    }
+    const bodies: Record<string, string>[] = []
+    nock(IDP)
+      .post('/oauth/token', body => {
+        bodies.push(body as Record<string, string>)
+        return true
+      })
+      .reply(503)
+      .post('/oauth/token', body => {
+        bodies.push(body as Record<string, string>)
+        return true
+      })
+      .reply(200, { access_token: TOKEN })
+    const before = Math.floor(Date.now() / 1000)
+    await exchangeToken(recordingHttp().http, jwt, () => undefined)
+    expect(bodies).toHaveLength(2)
+    const assertions = bodies.map(b => b.client_assertion)
+    expect(assertions[0]).not.toBe(assertions[1])
+    for (const body of bodies) {
+      expect(body).toMatchObject({
+        client_id: credentials.clientId,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        grant_type: 'client_credentials'
+      })
+      expect(body.client_secret).toBeUndefined()
+      const [h, c, sig] = body.client_assertion.split('.')
+      expect(JSON.parse(Buffer.from(h, 'base64url').toString())).toEqual({ alg: algorithm, typ: 'JWT', kid: 'key-7' })
+      const claims = JSON.parse(Buffer.from(c, 'base64url').toString())
+      expect(claims).toMatchObject({ iss: credentials.clientId, sub: credentials.clientId, aud: `${IDP}/oauth/token` })
+      expect(claims.jti).toMatch(/^[0-9a-f]{32}$/)
+      expect(claims.iat).toBeGreaterThanOrEqual(before)
+      expect(claims.exp - claims.iat).toBeLessThanOrEqual(300)
+      const key = publicKey
+      const ok = verify(
+        'sha256',
+        Buffer.from(`${h}.${c}`),
+        type === 'ec' ? { key, dsaEncoding: 'ieee-p1363' } : key,
+        Buffer.from(sig, 'base64url')
+      )
+      expect(ok).toBe(true)
+    }
+  })
+
+  it('leaves out audience when none is given (form mode), and adds scope when one is', () => {
+    const fields = tokenRequestFields({
+      ...credentials,
+      audience: undefined,
+      scope: 'api://x/.default',
+      bodyFormat: 'form'
+    })
+    expect(fields).toStrictEqual({
+      client_id: credentials.clientId,
+      client_secret: SECRET,
+      grant_type: 'client_credentials',
+      scope: 'api://x/.default'
+    })
+  })
+
+  it('names the token endpoint by origin and path only: a query may hold a key', async () => {
+    const withKey: Credentials = {
+      ...credentials,
+      tokenUrl: new URL(`${IDP}/oauth2/token?subscription-key=k3y-SECRET`)
+    }
+    nock(IDP).post('/oauth2/token').query(true).reply(404, 'no')
+    const { http, debugs } = recordingHttp()
+    const error = await exchangeToken(http, withKey, () => undefined).catch((e: Error) => e)
+    expect((error as Error).message).toContain(`There is no token endpoint at ${IDP}/oauth2/token:`)
+    expect((error as Error).message).not.toContain('k3y-SECRET')
+    expect(debugs.join('\n')).not.toContain('k3y-SECRET')
   })
 
   it.each([
     [
       401,
       { error: 'access_denied', error_description: 'Unauthorized' },
-      /answered HTTP 401 Unauthorized \(access_denied: Unauthorized\)\. Check the client-id and client-secret inputs/
+      /answered HTTP 401 Unauthorized \(access_denied: Unauthorized\)\. Check the client-id and client-secret inputs .*, and that client-auth \(post\) is the method the client is registered for\./
     ],
     [
       403,
@@ -103,20 +234,18 @@ describe('parseTokenResponse', () => {
   })
 
   it('never quotes the body, which may hold the token', () => {
-    let message = ''
-    try {
-      parse(`{"access_token": "${TOKEN}", "token_type": 7}`)
-    } catch (err) {
-      message = (err as Error).message
+    expect(() => parse(`{"access_token": "${TOKEN}", "token_type": 7}`)).toThrow(/token_type 7/)
+    for (const body of [`{"access_token": "${TOKEN}", "token_type": 7}`, `{"access_token": "${TOKEN}`]) {
+      const error = (() => {
+        try {
+          parse(body)
+        } catch (err) {
+          return err as Error
+        }
+        throw new Error('parse accepted a bad body')
+      })()
+      expect(error.message).not.toContain(TOKEN.slice(0, 10))
     }
-    expect(message).toContain('token_type 7')
-    expect(message).not.toContain(TOKEN)
-    try {
-      parse(`{"access_token": "${TOKEN}`)
-    } catch (err) {
-      message = (err as Error).message
-    }
-    expect(message).not.toContain(TOKEN.slice(0, 10))
   })
 
   it('accepts bearer in any case and an absent token_type, expires_in and scope', () => {
