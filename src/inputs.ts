@@ -106,7 +106,8 @@ export function getInputs(): Inputs {
     auth = { method, ...privateKey(privateKeyText), keyId: core.getInput('private-key-id') || undefined }
   } else {
     if (clientSecret.trim() === '') throw new Error(`Input required and not supplied: client-secret${orToken}`)
-    if (method === 'basic') maskBasicCredentials(clientId, clientSecret)
+    // Registered for post too: a server may echo id:secret as Basic credentials whatever was sent.
+    maskBasicCredentials(clientId, clientSecret)
     auth = { method, clientSecret }
   }
   return {

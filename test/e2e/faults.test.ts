@@ -275,7 +275,7 @@ describe.each([false, true])('faults (debug %s)', debug => {
     }
   })
 
-  it.each([
+  it.each<[string, (req: Received, res: ServerResponse) => void]>([
     [
       'in its JSON error',
       (req: Received, res: ServerResponse) =>
@@ -284,7 +284,32 @@ describe.each([false, true])('faults (debug %s)', debug => {
           error_description: `bad secret ${JSON.parse(req.body).client_secret}`
         })
     ],
-    ['as the raw request body', (req: Received, res: ServerResponse) => json(res, 400, `you sent: ${req.body}`)]
+    ['as the raw request body', (req: Received, res: ServerResponse) => json(res, 400, `you sent: ${req.body}`)],
+    ...(
+      [
+        ['base64url', (s: string) => Buffer.from(s).toString('base64url')],
+        [
+          'lower-case percent-encoded',
+          (s: string) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, h => h.toLowerCase())
+        ],
+        ['form-encoded', (s: string) => new URLSearchParams({ s }).toString().slice(2)],
+        [
+          '\\u-escaped',
+          (s: string) =>
+            JSON.stringify(s)
+              .slice(1, -1)
+              .replace(/[^\x20-\x7e]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+        ],
+        ['as Basic credentials of id:secret', (s: string) => Buffer.from(`${CLIENT.id}:${s}`).toString('base64')]
+      ] as const
+    ).map(([form, encode]): [string, (req: Received, res: ServerResponse) => void] => [
+      form,
+      (req: Received, res: ServerResponse) =>
+        json(res, 401, {
+          error: 'invalid_client',
+          error_description: `got ${encode(JSON.parse(req.body).client_secret)}`
+        })
+    ])
   ])('redacts a client secret the identity provider echoes back %s', async (_name, reply) => {
     idpReply = reply
     const { run } = await timed({}, debug)
