@@ -75,6 +75,13 @@ describe('README', () => {
     expect([...table('Outputs').keys()]).toEqual(Object.keys(action.outputs))
   })
 
+  it('names one repository in its examples, and says what to put in its place', () => {
+    expect(readme).not.toMatch(/<owner>|<this-repo>/)
+    expect(readme).toContain('put the owner and name of the repository you use it from in its place')
+    const named = new Set([...readme.matchAll(/([\w-]+\/[\w-]+)@v1\b/g)].map(m => m[1]))
+    expect([...named]).toEqual(['m2m-org/m2m-targets-action'])
+  })
+
   it('names the development commands a fresh machine needs', () => {
     expect(readme).toContain('npm ci && npm run demo')
     expect(readme).toContain('npm test')
@@ -149,7 +156,7 @@ describe("README's workflow examples", () => {
       const text = /^on:/m.test(workflow) ? workflow : `on: push\n${workflow}`
       writeFileSync(
         join(dir, '.github', 'workflows', `readme-${i}.yml`),
-        text.replace(/<owner>\/<this-repo>@v1/g, './')
+        text.replace(/m2m-org\/m2m-targets-action@v1/g, './')
       )
     })
     const cli = join(process.cwd(), 'node_modules', '@tktco', 'node-actionlint', 'bin', 'node-actionlint.js')
@@ -163,7 +170,7 @@ describe("README's workflow examples", () => {
   })
 
   it('use only inputs and outputs that action.yml declares', () => {
-    const steps = blocks.flatMap(stepsOf).filter(step => step.uses === '<owner>/<this-repo>@v1')
+    const steps = blocks.flatMap(stepsOf).filter(step => step.uses === 'm2m-org/m2m-targets-action@v1')
     expect(steps.length).toBeGreaterThanOrEqual(5)
     for (const step of steps) {
       for (const name of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs)).toContain(name)
