@@ -6,5 +6,7 @@ import './nock/in-charge.js' // first: checks that this file's nock copy is the 
 import './nock/http.js'
 import './nock/idp.js'
 import './nock/service.js'
+import './nock/token.js'
+import './nock/main.js'
 
 useNock()

@@ -174,6 +174,8 @@ describe.each([false, true])('corporate proxies (debug %s)', debug => {
     try {
       expect(run.code).toBe(0)
       expect(connects[0].auth).toBe(`Basic ${Buffer.from('proxy-user:proxy@pass').toString('base64')}`)
+      // The proxy password, and the credentials as sent, are in no log line, output or file.
+      expectNoLeaks(run, [CLIENT.secret, TOKEN, 'proxy@pass', 'proxy%40pass', String(connects[0].auth).slice(6)])
     } finally {
       run.cleanup()
     }
@@ -211,7 +213,7 @@ describe.each([false, true])('corporate proxies (debug %s)', debug => {
           `tunneling socket could not be established, statusCode=502 through the proxy http://127\\.0\\.0\\.1:\\d+`
         )
       )
-      expect(run.stdout).not.toContain('secret-pw')
+      expectNoLeaks(run, [CLIENT.secret, 'secret-pw'])
     } finally {
       run.cleanup()
     }

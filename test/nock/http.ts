@@ -127,20 +127,26 @@ describe('retry policy', () => {
     expect(waits).toEqual([60_000])
   })
 
-  it.each(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN'])(
-    'retries the connection error %s',
-    async code => {
-      nock(ORIGIN)
-        .get('/v1/targets')
-        .replyWithError(netError(code, `connect ${code}`))
-        .get('/v1/targets')
-        .reply(200, '[]')
-      const { http, infos } = recordingHttp()
-      const res = await http.send(get())
-      expect(res.status).toBe(200)
-      expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
-    }
-  )
+  it.each([
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'ECONNABORTED',
+    'ETIMEDOUT',
+    'EPIPE',
+    'EAI_AGAIN',
+    'ENETUNREACH',
+    'EHOSTUNREACH'
+  ])('retries the connection error %s', async code => {
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .replyWithError(netError(code, `connect ${code}`))
+      .get('/v1/targets')
+      .reply(200, '[]')
+    const { http, infos } = recordingHttp()
+    const res = await http.send(get())
+    expect(res.status).toBe(200)
+    expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
+  })
 
   it('names the request, the origin and the attempts when connection errors persist', async () => {
     nock(ORIGIN).get('/v1/targets').times(3).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
@@ -154,6 +160,25 @@ describe('retry policy', () => {
     nock(ORIGIN).get('/v1/targets').replyWithError(netError('ENOTFOUND', 'getaddrinfo ENOTFOUND'))
     const { http, waits } = recordingHttp()
     await expect(http.send(get())).rejects.toThrow(/could not be resolved \(ENOTFOUND\); check the URL input/)
+    expect(waits).toEqual([])
+  })
+
+  it.each([
+    ['CERT_HAS_EXPIRED', 'certificate has expired'],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames"]
+  ])('explains an invalid certificate (%s) and does not retry it', async (code, text) => {
+    nock(ORIGIN).get('/v1/targets').replyWithError(netError(code, text))
+    const { http, waits } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow(
+      `Failed to list targets: GET https://api.example.test failed: the TLS certificate of api.example.test is not valid (${code}): ${text}`
+    )
+    expect(waits).toEqual([])
+  })
+
+  it('does not retry an unknown error code', async () => {
+    nock(ORIGIN).get('/v1/targets').replyWithError(netError('EWEIRD', 'something odd'))
+    const { http, waits } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow('failed: something odd')
     expect(waits).toEqual([])
   })
 
@@ -356,6 +381,13 @@ describe('redirects and size', () => {
     await expect(http.send(get('/v1/targets', 1024))).rejects.toThrow('the response is larger than 1 KiB; refused')
   })
 
+  it('refuses a body whose declared Content-Length is over the cap, before reading it', async () => {
+    // One byte is sent, so only the declared length can trip the cap.
+    nock(ORIGIN).get('/v1/targets').reply(200, 'x', { 'Content-Length': '999999' })
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    await expect(http.send(get('/v1/targets', 1024))).rejects.toThrow('the response is larger than 1 KiB; refused')
+  })
+
   it('refuses a streamed body over the cap while it streams', async () => {
     nock(ORIGIN)
       .get('/v1/targets')
@@ -402,6 +434,12 @@ describe('Retry-After parsing', () => {
     ['1.5', undefined]
   ])('%s -> %s ms', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected)
+  })
+
+  it('falls back to x-ratelimit-reset when Retry-After cannot be read', () => {
+    expect(serverRequestedWait({ 'retry-after': 'soon', 'x-ratelimit-reset': String(now / 1000 + 5) }, now)).toBe(5000)
+    expect(serverRequestedWait({ 'x-ratelimit-reset': String(now / 1000 - 5) }, now)).toBe(0)
+    expect(serverRequestedWait({ 'retry-after': ['3', '9'] } as unknown as Record<string, string>, now)).toBe(3000)
   })
 
   it('prefers Retry-After over x-ratelimit-reset and ignores junk', () => {
