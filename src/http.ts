@@ -1,6 +1,7 @@
 import * as http from 'node:http'
 import { getProxyUrl, ProxyAgents } from './proxy.js'
 import { formatBytes } from './format.js'
+import { parseJsonObject } from './json.js'
 import { excerpt, redact } from './secrets.js'
 
 export interface HttpRequest {
@@ -355,18 +356,14 @@ export function statusError(request: HttpRequest, res: HttpResponse, advice: str
 
 function serverSaid(body: Buffer): string {
   const text = body.toString('utf8')
-  try {
-    const json: unknown = JSON.parse(text)
-    if (json && typeof json === 'object' && !Array.isArray(json)) {
-      const fields = json as Record<string, unknown>
-      const code = [fields.error, fields.code].find(v => typeof v === 'string') as string | undefined
-      const detail = [fields.error_description, fields.message, fields.detail, fields.title].find(
-        v => typeof v === 'string'
-      ) as string | undefined
-      if (code || detail) return excerpt([code, detail].filter(Boolean).join(': '))
-    }
-  } catch {
-    // not JSON: quote the text itself
+  const fields = parseJsonObject(text)
+  if (fields) {
+    const code = [fields.error, fields.code].find(v => typeof v === 'string') as string | undefined
+    const detail = [fields.error_description, fields.message, fields.detail, fields.title].find(
+      v => typeof v === 'string'
+    ) as string | undefined
+    if (code || detail) return excerpt([code, detail].filter(Boolean).join(': '))
   }
+  // Not a JSON object with error fields: quote the text itself.
   return excerpt(text)
 }

@@ -1,4 +1,5 @@
 import { Http, HttpRequest, originAndPath, statusError } from './http.js'
+import { parseJsonObject } from './json.js'
 import { Credentials } from './inputs.js'
 import { signAssertion } from './jwt.js'
 import { basicCredentials } from './secrets.js'
@@ -115,15 +116,4 @@ export function parseTokenResponse(text: string, onSecret: (secret: string) => v
   }
   if (scope !== undefined && typeof scope !== 'string') throw fail('has a scope that is not a string')
   return { accessToken, tokenType: 'Bearer', expiresInSeconds: expiresIn, scope }
-}
-
-/** JSON text as an object: undefined when it is not JSON, null when it is JSON but not an object. */
-export function parseJsonObject(text: string): Record<string, unknown> | null | undefined {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  return json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : null
 }

@@ -1,4 +1,5 @@
 import { KeyObject, randomBytes, sign } from 'node:crypto'
+import { parseJsonObject } from './json.js'
 
 export interface Claims {
   readonly sub?: string
@@ -13,17 +14,13 @@ export interface Claims {
 export function readClaims(token: string): Claims {
   const parts = token.split('.')
   if (parts.length !== 3) return {}
-  try {
-    const payload: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'))
-    if (!payload || typeof payload !== 'object') return {}
-    const { sub, exp, scope } = payload as Record<string, unknown>
-    return {
-      sub: typeof sub === 'string' ? sub : undefined,
-      exp: typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined,
-      scope: typeof scope === 'string' ? scope : undefined
-    }
-  } catch {
-    return {}
+  const payload = parseJsonObject(Buffer.from(parts[1], 'base64url').toString('utf8'))
+  if (!payload) return {}
+  const { sub, exp, scope } = payload
+  return {
+    sub: typeof sub === 'string' ? sub : undefined,
+    exp: typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined,
+    scope: typeof scope === 'string' ? scope : undefined
   }
 }
 

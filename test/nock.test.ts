@@ -5,7 +5,7 @@ import { useNock } from './nock/nock.js'
 import './nock/in-charge.js' // first: checks that this file's nock copy is the only one
 import './nock/http.js'
 import './nock/idp.js'
-import './nock/service.js'
+import './nock/targets.js'
 import './nock/token.js'
 import './nock/main.js'
 

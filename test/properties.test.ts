@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { parseRetryAfter, serverRequestedWait } from '../src/http.js'
 import { parseTokenResponse } from '../src/idp.js'
 import { readClaims } from '../src/jwt.js'
-import { nextFromLinkHeader, parseTargetsBody } from '../src/service.js'
+import { nextFromLinkHeader, parseTargetsBody } from '../src/targets.js'
 
 // Random input never crashes a parser: it yields a value or an Error with a message that says
 // what failed. Anything else (a TypeError from deep inside, a non-Error throw) fails the property.

@@ -1,5 +1,5 @@
 import nock from 'nock'
-import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/service.js'
+import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/targets.js'
 import { recordingHttp } from '../helpers.js'
 
 const API = 'https://api.service.test'
