@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { DEFAULTS, getInputs, RESERVED_VARIABLES } from '../src/inputs.js'
 import { basicCredentials } from '../src/secrets.js'
-import { joinPath } from '../src/url.js'
 import { captureStdout } from './helpers.js'
 
 const VALID: Record<string, string> = {
@@ -248,15 +247,5 @@ describe('getInputs', () => {
   it('accepts true and false in any case and numbers in range', () => {
     setInputs({ ...VALID, 'list-targets': 'False', summary: 'TRUE', 'timeout-seconds': '2.5', 'max-attempts': '10' })
     expect(getInputs()).toMatchObject({ listTargets: false, summary: true, timeoutSeconds: 2.5, maxAttempts: 10 })
-  })
-})
-
-describe('joinPath', () => {
-  it.each([
-    ['https://a.test/', 'https://a.test/v1/targets'],
-    ['https://a.test/api', 'https://a.test/api/v1/targets'],
-    ['https://a.test/api///', 'https://a.test/api/v1/targets']
-  ])('%s + v1/targets', (base, joined) => {
-    expect(joinPath(new URL(base), 'v1/targets').href).toBe(joined)
   })
 })
