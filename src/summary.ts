@@ -67,7 +67,9 @@ export function chooseColumns(targets: readonly unknown[]): string[] | undefined
   const present = new Set(objects.flatMap(o => Object.keys(o)))
   const preferred = PREFERRED_COLUMNS.filter(c => present.has(c))
   const others = [...present].filter(c => !preferred.includes(c) && objects.some(o => isScalar(o[c])))
-  return [...preferred, ...others].slice(0, MAX_COLUMNS)
+  const columns = [...preferred, ...others].slice(0, MAX_COLUMNS)
+  // Objects with nothing but nested fields get the one-column table, not a table with no columns.
+  return columns.length > 0 ? columns : undefined
 }
 
 function isScalar(value: unknown): boolean {

@@ -76,6 +76,39 @@ describe('renderSummary', () => {
     expect(md).toContain('…and 511 more: all 512 are in the `targets-file` output.')
   })
 
+  it('orders the common fields as people read them', () => {
+    const all = ['address', 'host', 'url', 'state', 'status', 'kind', 'type', 'title', 'display_name', 'name', 'id']
+    const target = Object.fromEntries(all.map(k => [k, k]))
+    expect(chooseColumns([target])).toEqual(['id', 'name', 'display_name', 'title', 'type'])
+    expect(chooseColumns([{ address: 1, host: 2, url: 3, state: 4, kind: 5 }])).toEqual([
+      'kind',
+      'state',
+      'url',
+      'host',
+      'address'
+    ])
+  })
+
+  it('takes a field absent from some targets, and a null as a scalar, but never a nested object', () => {
+    expect(chooseColumns([{ id: 1 }, { z: null }, { nested: { a: 1 } }, ['array']])).toEqual(['id', 'z'])
+    expect(chooseColumns([{ flag: true, nested: [1] }])).toEqual(['flag'])
+  })
+
+  it('says when the token expires, and cuts long cells', () => {
+    const md = renderSummary({ ...token, source: 'sealed' }, base, listing([{ id: 'x'.repeat(200) }]), now)
+    expect(md).toContain(
+      '- **Token**: reused a sealed token; expires 2026-11-23T06:00:00Z (in 24 h); subject bot\\@clients'
+    )
+    expect(md).toContain(`| ${'x'.repeat(79)}… |`)
+    expect(md).not.toContain('x'.repeat(80))
+  })
+
+  it('shows a target that is an object without scalar fields as JSON in one column', () => {
+    expect(renderSummary(token, base, listing([{ nested: { a: 1 } }]), now)).toContain(
+      '| target |\n| --- |\n| {"nested"\\:{"a"\\:1}} |'
+    )
+  })
+
   it('chooses common fields first, then other scalar fields, at most five', () => {
     expect(chooseColumns([{ z: 1, nested: {}, status: 'a', id: 1, b: 2, c: 3, d: 4 }])).toEqual([
       'id',

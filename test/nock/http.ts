@@ -182,6 +182,54 @@ describe('retry policy', () => {
     expect(waits).toEqual([])
   })
 
+  it.each([
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'CERT_UNTRUSTED',
+    'CERT_SIGNATURE_FAILURE'
+  ])('names NODE_EXTRA_CA_CERTS for %s, without retrying', async code => {
+    nock(ORIGIN).get('/v1/targets').replyWithError(netError(code, 'tls says no'))
+    const { http, waits } = recordingHttp()
+    await expect(http.send(get())).rejects.toThrow(
+      `Failed to list targets: GET https://api.example.test failed: the TLS certificate of api.example.test is not trusted by this machine (${code}). If it is issued by an internal CA, set NODE_EXTRA_CA_CERTS to the path of that CA certificate (PEM) in the job env.`
+    )
+    expect(waits).toEqual([])
+  })
+
+  it('logs each attempt in debug: method, URL without its query, status, time and attempt', async () => {
+    nock(ORIGIN)
+      .get('/v1/targets?key=hidden')
+      .reply(503)
+      .get('/v1/targets?key=hidden')
+      .replyWithError(netError('ECONNRESET', 'reset'))
+      .get('/v1/targets?key=hidden')
+      .reply(200, '[]')
+    const { http, debugs } = recordingHttp()
+    await http.send(get('/v1/targets?key=hidden'))
+    expect(debugs).toEqual([
+      expect.stringMatching(/^GET https:\/\/api\.example\.test\/v1\/targets -> 503 in \d+ ms \(attempt 1\/3\)$/),
+      expect.stringMatching(
+        /^GET https:\/\/api\.example\.test\/v1\/targets failed after \d+ ms: ECONNRESET \(attempt 2\/3\)$/
+      ),
+      expect.stringMatching(/^GET https:\/\/api\.example\.test\/v1\/targets -> 200 in \d+ ms \(attempt 3\/3\)$/)
+    ])
+  })
+
+  it('says when a connection closes before the response ends, and retries it', async () => {
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .replyWithError(netError('ECONNRESET', 'aborted'))
+      .get('/v1/targets')
+      .reply(200, '[1]')
+    const { http, infos } = recordingHttp()
+    const res = await http.send(get())
+    expect(res.body.toString()).toBe('[1]')
+    expect(infos).toEqual(['The targets request failed on attempt 1 of 3 (aborted); retrying in 1.1 s'])
+  })
+
   it('explains an untrusted certificate and names NODE_EXTRA_CA_CERTS', async () => {
     nock(ORIGIN)
       .get('/v1/targets')
@@ -413,6 +461,19 @@ describe('statusError', () => {
     expect(statusError(get(), res(status, body), 'Do this.').message).toBe(
       `Failed to list targets: api.example.test answered HTTP ${status} ${STATUS_CODES[status]} ${said}. Do this.`
     )
+  })
+
+  it('names a status with no standard phrase by its number', () => {
+    expect(statusError(get(), res(599, ''), 'Later.').message).toBe(
+      'Failed to list targets: api.example.test answered HTTP 599. Later.'
+    )
+  })
+
+  it('quotes a code and a detail together, and the text of a JSON array', () => {
+    expect(statusError(get(), res(400, '{"code":"E1","detail":"bad"}'), 'X.').message).toContain('(E1: bad)')
+    expect(statusError(get(), res(400, '{"title":"Bad request"}'), 'X.').message).toContain('(Bad request)')
+    expect(statusError(get(), res(400, '[1,2]'), 'X.').message).toContain('([1,2])')
+    expect(statusError(get(), res(400, '{"other":1}'), 'X.').message).toContain('({"other":1})')
   })
 
   it('cuts a long body to about 300 characters and counts attempts', () => {

@@ -205,10 +205,40 @@ describe('exchangeToken', () => {
       'Not Found',
       /HTTP 404 Not Found \(Not Found\)\. There is no token endpoint at https:\/\/tenant\.idp\.test\/oauth\/token: check auth-url/
     ],
-    [500, 'oops', /after 3 attempts \(oops\)\. The identity provider failed: re-run later\./]
+    [500, 'oops', /after 3 attempts \(oops\)\. The identity provider failed: re-run later\./],
+    [
+      405,
+      'no',
+      /HTTP 405 Method Not Allowed \(no\)\. There is no token endpoint at https:\/\/tenant\.idp\.test\/oauth\/token: check auth-url \(the token endpoint is \{auth-url\}\/oauth\/token\) or set token-url\.$/
+    ],
+    [
+      429,
+      '{}',
+      /HTTP 429 Too Many Requests after 3 attempts \(\{\}\)\. The identity provider is rate-limiting token requests: re-run later, and reuse one token per run \(see sealed-token\) to spend fewer\.$/
+    ],
+    [418, 'teapot', /HTTP 418 I'm a Teapot \(teapot\)\. Check the auth-url and client inputs\.$/]
   ])('turns HTTP %i into an error that says what to do', async (status, body, message) => {
     nock(IDP).post('/oauth/token').times(3).reply(status, body)
     await expect(exchangeToken(recordingHttp().http, credentials, () => undefined)).rejects.toThrow(message)
+  })
+})
+
+describe('advice for a private-key-jwt client and a client with no audience', () => {
+  it('names the key inputs on a 401 and the API on a 403', async () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    const jwt: Credentials = {
+      ...credentials,
+      audience: undefined,
+      auth: { method: 'private-key-jwt', privateKey, algorithm: 'ES256' }
+    }
+    nock(IDP).post('/oauth/token').reply(401, { error: 'invalid_client' })
+    await expect(exchangeToken(recordingHttp().http, jwt, () => undefined)).rejects.toThrow(
+      'Check the client-id, private-key and private-key-id inputs (the identity provider must hold the public key), and that client-auth (private-key-jwt) is the method the client is registered for.'
+    )
+    nock(IDP).post('/oauth/token').reply(403, { error: 'access_denied' })
+    await expect(exchangeToken(recordingHttp().http, jwt, () => undefined)).rejects.toThrow(
+      'The client has no grant for this API: authorize the application for that API in the identity provider, or check the audience and scope inputs.'
+    )
   })
 })
 

@@ -99,6 +99,36 @@ describe('run', () => {
     expect(written).toContain(`Listed 40 targets; shard 2 of 2 holds ${count} target${count === 1 ? '' : 's'}\n`)
   })
 
+  it('caps the shards at 256 and says why in the log', async () => {
+    process.env['INPUT_SHARD-SIZE'] = '1'
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(
+        200,
+        Array.from({ length: 300 }, (_, i) => ({ id: `t${i}` }))
+      )
+    await run()
+    expect(JSON.parse(outputs().shards)).toHaveLength(256)
+    expect(written).toContain(
+      'The shards output has 256 shards, not 300: a matrix runs at most 256 jobs, so each shard holds about 2 targets, more than shard-size (1).\n'
+    )
+  })
+
+  it('says nothing of a cap at exactly 256 shards', async () => {
+    process.env['INPUT_SHARD-SIZE'] = '1'
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(
+        200,
+        Array.from({ length: 256 }, (_, i) => ({ id: `t${i}` }))
+      )
+    await run()
+    expect(JSON.parse(outputs().shards)).toHaveLength(256)
+    expect(written.some(l => l.includes('The shards output has'))).toBe(false)
+  })
+
   it('fails with one redacted error, no outputs and no targets file when a later page fails', async () => {
     token()
     nock(API)

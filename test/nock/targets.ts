@@ -106,7 +106,12 @@ describe('listTargets', () => {
       404,
       /HTTP 404 Not Found \(Invalid token\)\. Check base-url \(https:\/\/api\.service\.test\/\): targets are listed at \{base-url\}\/v1\/targets/
     ],
-    [500, /HTTP 500 Internal Server Error after 3 attempts \(Invalid token\)\. The service failed: re-run later/]
+    [500, /HTTP 500 Internal Server Error after 3 attempts \(Invalid token\)\. The service failed: re-run later/],
+    [
+      429,
+      /HTTP 429 Too Many Requests after 3 attempts \(Invalid token\)\. The service is rate-limiting requests: re-run later\.$/
+    ],
+    [409, /HTTP 409 Conflict \(Invalid token\)\. Check the base-url input\.$/]
   ])('turns HTTP %i into an error that says what to do', async (status, message) => {
     nock(API).get('/v1/targets').times(3).reply(status, { message: 'Invalid token' })
     await expect(list()).rejects.toThrow(message)
@@ -125,6 +130,16 @@ describe('parseTargetsBody', () => {
     ['{"targets": [], "next": 5}', 'has a next field that is not a URL string']
   ])('names what is wrong with %s', (body, message) => {
     expect(() => parseTargetsBody(body)).toThrow(`Failed to list targets: the service's response ${message}`)
+  })
+
+  it('lists no more than ten of the keys of an object without a list', () => {
+    const keys = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, i]))
+    expect(() => parseTargetsBody(JSON.stringify(keys))).toThrow('(its keys: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9)')
+    expect(() => parseTargetsBody('{}')).toThrow('(its keys: none)')
+  })
+
+  it('accepts a null next as the end', () => {
+    expect(parseTargetsBody('{"results": [1], "next": null}')).toEqual({ targets: [1], next: undefined })
   })
 
   it('prefers the first list key in order and treats an empty next as the end', () => {
