@@ -37,6 +37,31 @@ describe('getInputs', () => {
     expect(inputs.credentials).toMatchObject({ bodyFormat: 'json', auth: { method: 'post', clientSecret: 'secret-1' } })
   })
 
+  it("applies action.yml's defaults when a workflow passes an empty value", () => {
+    setInputs({ ...VALID, 'max-attempts': '', 'shard-size': '', 'client-auth': '', summary: '' })
+    expect(getInputs()).toMatchObject({ maxAttempts: 6, shardSize: 100, summary: true })
+    expect(getInputs().credentials?.auth.method).toBe('post')
+  })
+
+  it('names what auth-url is for when neither it nor token-url is given', () => {
+    setInputs({ ...VALID, 'auth-url': '' })
+    expect(() => getInputs()).toThrow(
+      'Input required and not supplied: auth-url (the identity provider (or set token-url))'
+    )
+  })
+
+  it('drops trailing slashes of a base URL, down to the root', () => {
+    setInputs({ ...VALID, 'base-url': 'https://api.service.test/api///' })
+    expect(getInputs().baseUrl.href).toBe('https://api.service.test/api')
+    setInputs({ ...VALID, 'base-url': 'https://api.service.test///' })
+    expect(getInputs().baseUrl.href).toBe('https://api.service.test/')
+  })
+
+  it('keeps audience and client id byte for byte, but trims the scope, token and URLs', () => {
+    setInputs({ ...VALID, audience: ' aud ', scope: ' read ', 'private-key-id': ' k ' })
+    expect(getInputs().credentials).toMatchObject({ audience: ' aud ', scope: 'read' })
+  })
+
   it('masks the client secret as it reads it, before anything else is printed', () => {
     setInputs({ ...VALID, 'client-secret': 'hunter2-secret', 'max-attempts': 'lots' })
     expect(() => getInputs()).toThrow('max-attempts')
@@ -242,6 +267,37 @@ describe('getInputs', () => {
   ])('reads shard %j', (value, shard) => {
     setInputs({ ...VALID, shard: value })
     expect(getInputs().shard).toEqual(shard)
+  })
+
+  it('accepts the bounds of every number', () => {
+    setInputs({
+      ...VALID,
+      'max-attempts': '1',
+      'timeout-seconds': '1',
+      'max-pages': '1',
+      'shard-size': '1',
+      'min-validity-seconds': '0'
+    })
+    expect(getInputs()).toMatchObject({
+      maxAttempts: 1,
+      timeoutSeconds: 1,
+      maxPages: 1,
+      shardSize: 1,
+      minValiditySeconds: 0
+    })
+    setInputs({
+      ...VALID,
+      'timeout-seconds': '600',
+      'max-pages': '100000',
+      'shard-size': '100000',
+      'min-validity-seconds': '31536000'
+    })
+    expect(getInputs()).toMatchObject({
+      timeoutSeconds: 600,
+      maxPages: 100000,
+      shardSize: 100000,
+      minValiditySeconds: 31536000
+    })
   })
 
   it('accepts true and false in any case and numbers in range', () => {

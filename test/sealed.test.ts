@@ -98,6 +98,15 @@ describe('sealed tokens', () => {
     })
   })
 
+  it('reads a value one byte past the header as a sealed token, not a truncated one', async () => {
+    const shortest = `${PREFIX}${Buffer.alloc(16 + 12 + 16 + 1).toString('base64url')}`
+    await expect(unseal(shortest, credentials, baseUrl)).resolves.toEqual({
+      reason: expect.stringContaining('cannot be opened')
+    })
+    const oneShort = `${PREFIX}${Buffer.alloc(16 + 12 + 16).toString('base64url')}`
+    await expect(unseal(oneShort, credentials, baseUrl)).resolves.toEqual({ reason: 'it is truncated' })
+  })
+
   it.each([
     ['', 'it is not a sealed token of this action'],
     ['m2m0.abc', 'it is not a sealed token of this action'],

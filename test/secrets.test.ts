@@ -36,6 +36,13 @@ describe('secrets', () => {
     expect(written).toEqual([])
   })
 
+  it('masks lines of four characters or more of a multi-line secret, and no shorter ones', () => {
+    mask('abcd\nxyz\nlonger-line')
+    expect(written).toContain('::add-mask::abcd\n')
+    expect(written).toContain('::add-mask::longer-line\n')
+    expect(written).not.toContain('::add-mask::xyz\n')
+  })
+
   it('ignores empty values', () => {
     mask('   ')
     expect(written).toEqual([])

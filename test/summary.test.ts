@@ -103,6 +103,13 @@ describe('renderSummary', () => {
     expect(md).not.toContain('x'.repeat(80))
   })
 
+  it('keeps a cell of exactly 80 characters whole', () => {
+    expect(cell('y'.repeat(80))).toBe('y'.repeat(80))
+    expect(cell('y'.repeat(81))).toBe(`${'y'.repeat(79)}…`)
+    expect(cell(undefined)).toBe('')
+    expect(cell(42)).toBe('42')
+  })
+
   it('shows a target that is an object without scalar fields as JSON in one column', () => {
     expect(renderSummary(token, base, listing([{ nested: { a: 1 } }]), now)).toContain(
       '| target |\n| --- |\n| {"nested"\\:{"a"\\:1}} |'

@@ -76,6 +76,12 @@ describe('TargetsFile', () => {
     expect(JSON.parse(readFileSync(listing.file, 'utf8'))).toHaveLength(1035)
   })
 
+  it('accepts a list of exactly the size cap', () => {
+    const file = new TargetsFile({ dir, maxBytes: 2 + JSON.stringify(page(0, 3)).length - 2 })
+    file.add(page(0, 3))
+    expect(file.finish().count).toBe(3)
+  })
+
   it('fails past the size cap, and discard leaves nothing behind', () => {
     const file = new TargetsFile({ dir, maxBytes: 100 })
     file.add(page(0, 3))

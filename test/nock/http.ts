@@ -280,6 +280,25 @@ describe('retry window', () => {
     expect(clock.now - started).toBeGreaterThan(15_000)
   })
 
+  it('still retries when the next attempt would start exactly 45 s after the first', async () => {
+    const { http, clock } = clocked({ maxAttempts: 3 })
+    const started = clock.now
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(() => {
+        clock.now += 10_000
+        return [503, '']
+      })
+      .get('/v1/targets')
+      .reply(() => {
+        clock.now = started + 45_000 - 2250 // the next wait (2.25 s at random 0.5) ends at 45 s
+        return [503, '']
+      })
+      .get('/v1/targets')
+      .reply(200, '[]')
+    await expect(http.send(get())).resolves.toMatchObject({ status: 200, attempts: 3 })
+  })
+
   it('names the window when connection errors outlast it', async () => {
     nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
     const { http } = clocked({ maxAttempts: 10, random: () => 1 })
@@ -436,6 +455,35 @@ describe('redirects and size', () => {
     await expect(http.send(get('/v1/targets', 1024))).rejects.toThrow('the response is larger than 1 KiB; refused')
   })
 
+  it('accepts a body of exactly the cap, declared and streamed', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(200, 'y'.repeat(1024))
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    await expect(http.send(get('/v1/targets', 1024))).resolves.toMatchObject({ status: 200 })
+    nock(ORIGIN)
+      .get('/v1/targets')
+      .reply(200, () => Readable.from([Buffer.alloc(512, 'y'), Buffer.alloc(512, 'y')]))
+    await expect(http.send(get('/v1/targets', 1024))).resolves.toMatchObject({ status: 200 })
+  })
+
+  it.each([
+    [300, true],
+    [399, true],
+    [400, false],
+    [200, false]
+  ])('treats HTTP %i with a Location header as a redirect: %s', async (status, redirect) => {
+    nock(ORIGIN).get('/v1/targets').reply(status, '[]', { Location: 'https://elsewhere.example.test/' })
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    const sent = http.send(get())
+    if (redirect) await expect(sent).rejects.toThrow('the server redirected it')
+    else await expect(sent).resolves.toMatchObject({ status })
+  })
+
+  it('returns a 3xx without a Location header as it is', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(304, '')
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    await expect(http.send(get())).resolves.toMatchObject({ status: 304 })
+  })
+
   it('refuses a streamed body over the cap while it streams', async () => {
     nock(ORIGIN)
       .get('/v1/targets')
@@ -501,6 +549,10 @@ describe('Retry-After parsing', () => {
     expect(serverRequestedWait({ 'retry-after': 'soon', 'x-ratelimit-reset': String(now / 1000 + 5) }, now)).toBe(5000)
     expect(serverRequestedWait({ 'x-ratelimit-reset': String(now / 1000 - 5) }, now)).toBe(0)
     expect(serverRequestedWait({ 'retry-after': ['3', '9'] } as unknown as Record<string, string>, now)).toBe(3000)
+  })
+
+  it('reads an x-ratelimit-reset with spaces around it', () => {
+    expect(serverRequestedWait({ 'x-ratelimit-reset': ` ${now / 1000 + 2} ` }, now)).toBe(2000)
   })
 
   it('prefers Retry-After over x-ratelimit-reset and ignores junk', () => {

@@ -134,6 +134,22 @@ describe('obtainToken: which source wins, and each fallback', () => {
     ])
   })
 
+  it('reuses a sealed token with exactly min-validity-seconds left', async () => {
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: 'edge-token-1234',
+      expiresAtMs: NOW + 300_000
+    })
+    const got = await obtainToken({ ...base, sealedToken }, recordingHttp().http, NOW)
+    expect(got.token.source).toBe('sealed')
+  })
+
+  it('refuses a token input that expires this very second', async () => {
+    const token = jwt({ exp: NOW / 1000 })
+    await expect(obtainToken({ ...base, credentials: undefined, token }, recordingHttp().http, NOW)).rejects.toThrow(
+      'The token input expired at 2026-11-22T06:00:00.000Z'
+    )
+  })
+
   it('exchanges, with a warning, when the sealed token has expired', async () => {
     const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
       accessToken: 'old-token-5678',
