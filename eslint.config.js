@@ -26,7 +26,7 @@ export default tseslint.config(
   },
   {
     // Scripts that print to a terminal on purpose.
-    files: ['demo/**', 'bench/**', 'test/real/**'],
+    files: ['demo/**', 'bench/**', 'scripts/**', 'test/real/**'],
     rules: { 'no-console': 'off' }
   }
 )
