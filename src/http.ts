@@ -186,7 +186,7 @@ export class Http {
         reject(err)
       }
       const req = send(url, { method: request.method, headers, agent }, res => {
-        idle.refresh()
+        idle?.refresh()
         const status = res.statusCode ?? 0
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume()
@@ -201,7 +201,7 @@ export class Http {
         const chunks: Buffer[] = []
         let size = 0
         res.on('data', (chunk: Buffer) => {
-          idle.refresh()
+          idle?.refresh()
           size += chunk.length
           if (size > maxBytes) fail(tooLarge(maxBytes))
           else chunks.push(chunk)
@@ -230,10 +230,13 @@ export class Http {
         timeoutMs
       )
       // The idle limit only matters when it is shorter than the whole attempt's.
-      const idle = setTimeout(
-        () => fail(new AttemptError('IDLE_TIMEOUT', `the server sent nothing for ${idleMs / 1000} s`, true)),
-        idleMs < timeoutMs ? idleMs : 2 ** 31 - 1
-      )
+      const idle =
+        idleMs < timeoutMs
+          ? setTimeout(
+              () => fail(new AttemptError('IDLE_TIMEOUT', `the server sent nothing for ${idleMs / 1000} s`, true)),
+              idleMs
+            )
+          : undefined
       req.on('error', err => fail(networkError(err, url)))
       req.end(body)
     })

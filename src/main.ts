@@ -66,9 +66,10 @@ async function listWithProgress(http: Http, inputs: Inputs, token: string, file:
       (shard ? `; shard ${shard.index} of ${shard.count} holds ${count(listing.count, 'target')}` : '')
   )
   const shards = shardCount(listed, shardSize)
-  if (Math.ceil(listed / shardSize) > MAX_SHARDS) {
+  const wanted = Math.ceil(listed / shardSize)
+  if (wanted > shards) {
     core.info(
-      `The shards output has ${MAX_SHARDS} shards, not ${Math.ceil(listed / shardSize)}: a matrix runs at most ` +
+      `The shards output has ${MAX_SHARDS} shards, not ${wanted}: a matrix runs at most ` +
         `${MAX_SHARDS} jobs, so each shard holds about ${Math.ceil(listed / MAX_SHARDS)} targets, more than shard-size (${shardSize}).`
     )
   }

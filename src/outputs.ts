@@ -57,10 +57,11 @@ function writeFileCommands(writes: readonly FileCommand[]): void {
     return { variable, path, text: Object.entries(values).map(fileCommand).join('') }
   })
   const done: { path: string; size: number }[] = []
+  let failed = files[0]
   try {
     for (const file of files) {
-      const size = statSync(file.path).size
-      done.push({ path: file.path, size })
+      failed = file
+      done.push({ path: file.path, size: statSync(file.path).size })
       appendFileSync(file.path, file.text)
     }
   } catch (err) {
@@ -71,8 +72,7 @@ function writeFileCommands(writes: readonly FileCommand[]): void {
         // nothing more can be done; the step fails below
       }
     }
-    const which = files[done.length - 1]?.variable ?? files[0].variable
-    throw new Error(`Failed to write the step's outputs to ${which}: ${messageOf(err)}. No output was set.`, {
+    throw new Error(`Failed to write the step's outputs to ${failed.variable}: ${messageOf(err)}. No output was set.`, {
       cause: err
     })
   }

@@ -48,19 +48,21 @@ export function binding(credentials: Credentials, baseUrl: URL): Buffer {
     auth.method === 'private-key-jwt'
       ? { method: auth.method, algorithm: auth.algorithm, keyId: auth.keyId }
       : { method: auth.method }
-  return Buffer.from(JSON.stringify([PREFIX, sortKeys({ ...settings, auth: authSettings, baseUrl })]))
+  return Buffer.from(JSON.stringify([PREFIX, canonical({ ...settings, auth: authSettings, baseUrl })]))
 }
 
-function sortKeys(value: Record<string, unknown>): Record<string, unknown> {
-  const plain = JSON.parse(JSON.stringify(value)) as Record<string, unknown>
-  return Object.fromEntries(
-    Object.keys(plain)
-      .sort()
-      .map(k => {
-        const v = plain[k]
-        return [k, v && typeof v === 'object' && !Array.isArray(v) ? sortKeys(v as Record<string, unknown>) : v]
-      })
-  )
+/** A value as JSON would give it back (URLs as text, no undefined fields), its keys sorted at every level. */
+function canonical(value: unknown): unknown {
+  const plain: unknown = JSON.parse(JSON.stringify(value))
+  const sort = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map(k => [k, sort((v as Record<string, unknown>)[k])])
+        )
+      : v
+  return sort(plain)
 }
 
 /** Starts deriving a fresh key at once; seal() waits for it. */

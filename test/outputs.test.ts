@@ -122,6 +122,15 @@ describe('publish', () => {
     expect(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8')).toBe('earlier<<EOF\nkept\nEOF\n')
   })
 
+  it('names the file that could not be written, and undoes the others', () => {
+    writeFileSync(join(dir, 'GITHUB_OUTPUT'), 'earlier<<EOF\nkept\nEOF\n')
+    process.env.GITHUB_ENV = join(dir, 'missing-dir', 'env')
+    expect(() => publish({ token, sealed, exportVariable: 'SERVICE_TOKEN' })).toThrow(
+      /^Failed to write the step's outputs to GITHUB_ENV: ENOENT/
+    )
+    expect(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8')).toBe('earlier<<EOF\nkept\nEOF\n')
+  })
+
   it('writes values with a delimiter of their own, so a value cannot add an output', () => {
     publish({ token: { ...token, scope: 'a\nEOF\ninjected<<EOF\nx' }, sealed })
     expect(outputs().scope).toBe('a\nEOF\ninjected<<EOF\nx')
