@@ -1,7 +1,7 @@
 // npm run bench: the action's cost as a workflow pays it, measured against baselines in the same run.
 // 1. token + one page of 100 targets on loopback: dist/index.js run as a runner runs it, interleaved
 //    with `node -e 0` (Node's own start-up), with curl + jq making the same two requests, and with
-//    bench/floor.ts (built here as the action is: @actions/core and two bare requests, nothing else).
+//    bench/floor.ts (built here as the action is, from build/floor.ts: @actions/core and two bare requests, nothing else).
 // 2. 100,000 and 1,000,000 targets (500 and 5,000 pages of 200): wall time and peak RSS of the action.
 // BENCH_ACTION=path/to/index.js measures another build (an older release, say) in place of dist/.
 // 3. The sealed token: the action reusing one (its scrypt key derivation is a cost paid on purpose,
@@ -141,11 +141,11 @@ const curlEnv = {
 const withCurl = has('curl') && has('jq')
 
 const ncc = join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
-await timed(
-  process.execPath,
-  [ncc, 'build', join(root, 'bench', 'floor.ts'), '-o', join(dir, 'floor'), '-m', '-q'],
-  process.env
-)
+// Built from build/, as npm run bundle builds the action, so that it gets the same stand-ins.
+execFileSync(process.execPath, [ncc, 'build', 'floor.ts', '-o', join(dir, 'floor'), '-m', '-q'], {
+  cwd: join(root, 'build'),
+  stdio: 'inherit'
+})
 const floor = join(dir, 'floor', 'index.js')
 
 // A sealed token to reuse: minted once by the action itself.
@@ -234,7 +234,7 @@ const goals = [
     '>= 1000x',
     hkdfGuesses / scryptGuesses >= 1000
   ],
-  ['bundle (all of dist/*.js)', `${bundleKb.toFixed(0)} KB`, '<= 300 KB', bundleKb <= 300],
+  ['bundle (all of dist/*.js)', `${bundleKb.toFixed(0)} KB`, '<= 100 KB', bundleKb <= 100],
   ['100,000 targets, wall', `${(scaleMs(100_000) / 1000).toFixed(2)} s`, '', true],
   ['100,000 targets, peak RSS', `${scaleMib(100_000).toFixed(0)} MiB`, '< 100 MiB', scaleMib(100_000) < 100],
   ['1,000,000 targets, wall', `${(scaleMs(1_000_000) / 1000).toFixed(2)} s`, '< 3 s', scaleMs(1_000_000) < 3000],

@@ -154,7 +154,7 @@ export class Http {
   private async transport(url: URL): Promise<{ request: typeof http.request; agent: http.Agent }> {
     const secure = url.protocol === 'https:'
     const module = secure ? await import('node:https') : http
-    if (getProxyUrl(url)) return { request: module.request, agent: await this.proxied.agentFor(url) }
+    if (getProxyUrl(url)) return { request: module.request, agent: this.proxied.agentFor(url) }
     let agent = this.direct.get(url.protocol)
     if (!agent) {
       agent = new module.Agent({ keepAlive: true })

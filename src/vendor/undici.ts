@@ -1,5 +1,0 @@
-export class ProxyAgent {
-  constructor() {
-    throw new Error('undici is not bundled with this action')
-  }
-}
