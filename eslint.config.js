@@ -14,17 +14,6 @@ export default tseslint.config(
     }
   },
   {
-    // nock patches the worker's shared http module on import: only the nock unit tests load it.
-    files: ['**/*.ts', '**/*.js'],
-    ignores: ['test/nock.test.ts', 'test/nock/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: 'nock', message: 'Only test/nock/ and test/nock.test.ts may import nock.' }] }
-      ]
-    }
-  },
-  {
     // Scripts that print to a terminal on purpose.
     files: ['demo/**', 'bench/**', 'scripts/**', 'test/real/**'],
     rules: { 'no-console': 'off' }

@@ -1,7 +1,7 @@
 // What a sealed token costs an attacker who read it from a log and guesses the client secret
-// offline: guesses per second on one core, for the key derivation of m2m1. tokens (HKDF-SHA256)
+// offline: guesses per second on one core, for a fast key derivation (HKDF-SHA256, what sealed tokens must not use)
 // and of m2m2. tokens (scrypt, N = 2^15, r = 8, p = 1), each followed by the AES-256-GCM open that
-// tells a right guess from a wrong one. The parameters are the ones src/sealed.ts documents.
+// tells a right guess from a wrong one. The parameters are the ones src/auth/sealed.ts documents.
 import { createDecipheriv, hkdfSync, randomBytes, scryptSync } from 'node:crypto'
 
 const salt = randomBytes(16)
@@ -21,7 +21,7 @@ function open(key) {
 }
 
 const kdfs = {
-  'm2m1. HKDF-SHA256': guess => Buffer.from(hkdfSync('sha256', guess, salt, 'm2m-targets-action sealed-token v1', 32)),
+  'HKDF-SHA256': guess => Buffer.from(hkdfSync('sha256', guess, salt, 'm2m-targets-action sealed-token v1', 32)),
   'm2m2. scrypt N=2^15 r=8': guess => scryptSync(guess, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
 }
 

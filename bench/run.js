@@ -229,7 +229,7 @@ const goals = [
     true
   ],
   [
-    'offline guesses/s: m2m1. HKDF / m2m2. scrypt',
+    'offline guesses/s: HKDF / m2m2. scrypt',
     `${Math.round(hkdfGuesses)} / ${scryptGuesses.toFixed(1)} (${Math.round(hkdfGuesses / scryptGuesses)}x)`,
     '>= 1000x',
     hkdfGuesses / scryptGuesses >= 1000

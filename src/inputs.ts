@@ -1,29 +1,11 @@
 import * as core from '@actions/core'
 import { createPrivateKey, KeyObject } from 'node:crypto'
-import { mask, maskBasicCredentials, maskPrivateKey } from './secrets.js'
-import { MAX_SHARDS, parseShard, Shard } from './shards.js'
+import { clientSecretBasic, clientSecretPost, maskBasicCredentials } from './auth/client-secret.js'
+import { ClientAuth, Credentials } from './auth/credentials.js'
+import { AssertionAlgorithm, privateKeyJwt } from './auth/private-key-jwt.js'
+import { mask, maskPrivateKey } from './secrets.js'
+import { MAX_SHARDS, parseShard, Shard } from './targets/shards.js'
 import { joinPath } from './url.js'
-
-/** How the client proves who it is (RFC 6749 §2.3, RFC 7523 §2.2): the secrets live here only. */
-export type ClientAuth =
-  | { readonly method: 'post' | 'basic'; readonly clientSecret: string }
-  | {
-      readonly method: 'private-key-jwt'
-      readonly privateKey: KeyObject
-      readonly algorithm: 'RS256' | 'ES256'
-      readonly keyId?: string
-    }
-
-export interface Credentials {
-  readonly clientId: string
-  readonly auth: ClientAuth
-  /** Sent when set; required with the JSON body (the Auth0 contract). */
-  readonly audience?: string
-  readonly scope?: string
-  readonly tokenUrl: URL
-  /** How the token request body is encoded, whatever the client authentication. */
-  readonly bodyFormat: 'json' | 'form'
-}
 
 export interface Inputs {
   /** Absent when a pre-issued `token` is given. */
@@ -85,7 +67,7 @@ export function getInputs(): Inputs {
     exportVariable: variableName('export-variable')
   }
   const bodyFormat = choice('token-request-format', ['json', 'form']) as Credentials['bodyFormat']
-  const method = choice('client-auth', ['post', 'basic', 'private-key-jwt']) as ClientAuth['method']
+  const method = choice('client-auth', ['post', 'basic', 'private-key-jwt'])
   if (token) return { ...common, token }
 
   const clientId = core.getInput('client-id', { trimWhitespace: false })
@@ -103,12 +85,11 @@ export function getInputs(): Inputs {
   }
   let auth: ClientAuth
   if (method === 'private-key-jwt') {
-    auth = { method, ...privateKey(privateKeyText), keyId: core.getInput('private-key-id') || undefined }
+    auth = privateKeyJwt({ ...privateKey(privateKeyText), keyId: core.getInput('private-key-id') || undefined })
   } else {
     if (clientSecret.trim() === '') throw new Error(`Input required and not supplied: client-secret${orToken}`)
-    // Registered for post too: a server may echo id:secret as Basic credentials whatever was sent.
     maskBasicCredentials(clientId, clientSecret)
-    auth = { method, clientSecret }
+    auth = method === 'basic' ? clientSecretBasic(clientSecret) : clientSecretPost(clientSecret)
   }
   return {
     ...common,
@@ -125,7 +106,7 @@ export function getInputs(): Inputs {
 }
 
 /** The private-key input as a signing key: RSA (RS256) or P-256 EC (ES256), PKCS#8, PKCS#1 or SEC1 PEM. */
-function privateKey(pem: string): { privateKey: KeyObject; algorithm: 'RS256' | 'ES256' } {
+function privateKey(pem: string): { privateKey: KeyObject; algorithm: AssertionAlgorithm } {
   if (!pem) throw new Error('Input required and not supplied: private-key (client-auth: private-key-jwt signs with it)')
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
     throw new Error('Input private-key is not a PEM private key: give the whole "-----BEGIN … PRIVATE KEY-----" block')

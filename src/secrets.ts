@@ -32,16 +32,6 @@ export function maskPrivateKey(pem: string): void {
   for (const line of pem.split(/\r?\n/)) if (!line.startsWith('-----') && line.trim().length >= 4) mask(line.trim())
 }
 
-/** HTTP Basic client credentials (RFC 6749 §2.3.1): the base64 of form-encoded id:secret, as sent. */
-export function basicCredentials(clientId: string, clientSecret: string): string {
-  return Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')
-}
-
-export function maskBasicCredentials(clientId: string, clientSecret: string): void {
-  mask(basicCredentials(clientId, clientSecret))
-  mask(Buffer.from(`${clientId}:${clientSecret}`).toString('base64'))
-}
-
 /** application/x-www-form-urlencoded, as URLSearchParams writes it (a space is +). */
 export function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2)
@@ -83,10 +73,4 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
 export function excerpt(text: string, max = 300): string {
   const clean = redact(text).replace(CONTROL_CHARACTERS, ' ').trim()
   return clean.length > max ? `${clean.slice(0, max)}…` : clean
-}
-
-/** The message of anything thrown. */
-export function messageOf(err: unknown): string {
-  const message = (err as { message?: unknown } | null)?.message
-  return typeof message === 'string' ? message : String(err)
 }

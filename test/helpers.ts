@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals'
-import { Http, HttpOptions } from '../src/http.js'
+import fc from 'fast-check'
+import { Http, HttpOptions } from '../src/http/client.js'
 
 export interface Recorded {
   readonly http: Http
@@ -55,3 +56,31 @@ export function readFileCommands(text: string): Record<string, string> {
   }
   return values
 }
+
+// Random input never crashes a parser: it yields a value or an Error with a message that says
+// what failed. Anything else (a TypeError from deep inside, a non-Error throw) fails the property.
+export function valueOrClearError<T>(parse: () => T, prefix: string): boolean {
+  try {
+    parse()
+    return true
+  } catch (err) {
+    return err instanceof Error && err.message.startsWith(prefix) && !/undefined|\[object Object\]/.test(err.message)
+  }
+}
+
+export const jsonish = fc.oneof(
+  fc.string(),
+  fc.json(),
+  fc.jsonValue().map(v => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        access_token: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+        token_type: fc.oneof(fc.constantFrom('Bearer', 'bearer', 'MAC', ''), fc.string(), fc.integer()),
+        expires_in: fc.oneof(fc.integer(), fc.double(), fc.string()),
+        scope: fc.oneof(fc.string(), fc.array(fc.string()))
+      },
+      { requiredKeys: [] }
+    )
+    .map(v => JSON.stringify(v))
+)

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { DEFAULTS, getInputs, RESERVED_VARIABLES } from '../src/inputs.js'
-import { basicCredentials } from '../src/secrets.js'
+import { basicCredentials } from '../src/auth/client-secret.js'
 import { captureStdout } from './helpers.js'
 
 const VALID: Record<string, string> = {
@@ -34,7 +34,8 @@ describe('getInputs', () => {
       summary: true,
       minValiditySeconds: 300
     })
-    expect(inputs.credentials).toMatchObject({ bodyFormat: 'json', auth: { method: 'post', clientSecret: 'secret-1' } })
+    expect(inputs.credentials).toMatchObject({ bodyFormat: 'json', auth: { method: 'post' } })
+    expect(inputs.credentials?.auth.keyMaterial()?.toString()).toBe('secret-1')
   })
 
   it("applies action.yml's defaults when a workflow passes an empty value", () => {
@@ -70,7 +71,8 @@ describe('getInputs', () => {
 
   it('keeps the client credentials byte for byte, spaces and quotes included', () => {
     setInputs({ ...VALID, 'client-secret': ' a"b\\c ü ', 'client-id': 'id "x"' })
-    expect(getInputs().credentials).toMatchObject({ auth: { clientSecret: ' a"b\\c ü ' }, clientId: 'id "x"' })
+    expect(getInputs().credentials).toMatchObject({ clientId: 'id "x"' })
+    expect(getInputs().credentials?.auth.keyMaterial()?.toString()).toBe(' a"b\\c ü ')
   })
 
   it('needs no client credentials with a token, and masks it', () => {
@@ -188,7 +190,9 @@ describe('getInputs', () => {
 
   it('masks the Basic credentials as sent with client-auth: basic', () => {
     setInputs({ ...VALID, 'client-auth': 'basic', 'client-secret': 'a b+c/d' })
-    expect(getInputs().credentials?.auth).toEqual({ method: 'basic', clientSecret: 'a b+c/d' })
+    const { auth } = getInputs().credentials!
+    expect(auth.method).toBe('basic')
+    expect(auth.keyMaterial()?.toString()).toBe('a b+c/d')
     expect(written).toContain(`::add-mask::${basicCredentials('client-1', 'a b+c/d')}\n`)
   })
 
@@ -210,7 +214,7 @@ describe('getInputs', () => {
       ['SEC1 P-256', () => pem(ec, 'sec1'), 'ES256']
     ])('reads a %s key for %s, with no client secret', (_what, key, algorithm) => {
       setInputs({ ...jwtInputs(key()), 'private-key-id': 'kid-1' })
-      expect(getInputs().credentials?.auth).toMatchObject({ method: 'private-key-jwt', algorithm, keyId: 'kid-1' })
+      expect(getInputs().credentials?.auth.bound).toEqual({ method: 'private-key-jwt', algorithm, keyId: 'kid-1' })
     })
 
     it('masks the key and each line of it before anything else, but not its markers', () => {

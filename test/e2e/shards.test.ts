@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { ServerResponse } from 'node:http'
-import { shardOf } from '../../src/shards.js'
+import { shardOf } from '../../src/targets/shards.js'
 import {
   CLIENT,
   clientInputs,

@@ -198,20 +198,3 @@ describe('all or nothing', () => {
     }
   })
 })
-
-describe('sealed tokens of the earlier format', () => {
-  it('are not used: a warning, then an exchange', async () => {
-    const run = await runAction(inputs({ 'sealed-token': `m2m1.${'A'.repeat(120)}` }))
-    try {
-      expect(run.code).toBe(0)
-      expect(run.outputs['token-source']).toBe('exchange')
-      expect(run.outputs['sealed-token']).toMatch(/^m2m2\./)
-      expect(run.stdout).toContain(
-        '::warning::The sealed-token input was not used: it was sealed by an earlier version of this action (m2m1.), whose key derivation is no longer used. Exchanging client credentials instead.'
-      )
-      expect(idp.requests).toHaveLength(1)
-    } finally {
-      run.cleanup()
-    }
-  })
-})

@@ -1,0 +1,119 @@
+import * as core from '@actions/core'
+import { formatDuration } from '../format.js'
+import { Http } from '../http/client.js'
+import { Inputs } from '../inputs.js'
+import { mask } from '../secrets.js'
+import { exchangeToken } from './exchange.js'
+import { readClaims } from './jwt.js'
+import { Sealer, unseal } from './sealed.js'
+
+export type TokenSource = 'exchange' | 'sealed' | 'input'
+
+/** The token the action uses, wherever it came from. */
+export interface Token {
+  readonly accessToken: string
+  readonly tokenType: string
+  readonly scope?: string
+  /** The JWT's subject, for the summary; absent when the token is not a readable JWT. */
+  readonly subject?: string
+  /** Absent when neither the response nor the JWT states it. */
+  readonly expiresAtMs?: number
+  /** expires_in as the identity provider stated it, else what is left until expiresAtMs. */
+  readonly expiresInSeconds?: number
+  readonly source: TokenSource
+}
+
+export interface ObtainedToken {
+  readonly token: Token
+  /** The sealed-token output: its key is derived on the thread pool while the caller goes on. */
+  readonly sealed: Promise<string | undefined>
+}
+
+interface TokenFacts {
+  readonly accessToken: string
+  readonly scope?: string
+  /** When the source states it; else the JWT's exp is used. */
+  readonly expiresAtMs?: number
+  readonly expiresInSeconds?: number
+}
+
+/** The one place a Token is made: the JWT is read once, for the expiry it may state and the subject. */
+function makeToken(facts: TokenFacts, source: TokenSource, now: number): Token {
+  const claims = readClaims(facts.accessToken)
+  const expiresAtMs = facts.expiresAtMs ?? (claims.exp === undefined ? undefined : claims.exp * 1000)
+  return {
+    accessToken: facts.accessToken,
+    tokenType: 'Bearer',
+    // A token input has no other source of its scope; an identity provider's response does.
+    scope: source === 'input' ? claims.scope : facts.scope,
+    subject: claims.sub,
+    expiresAtMs,
+    expiresInSeconds: facts.expiresInSeconds ?? secondsLeft(expiresAtMs, now),
+    source
+  }
+}
+
+/** The token to use: the `token` input, a still-valid `sealed-token`, or a fresh exchange. */
+export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()): Promise<ObtainedToken> {
+  const { credentials } = inputs
+  if (!credentials) {
+    const token = makeToken({ accessToken: inputs.token ?? '' }, 'input', now)
+    if (token.expiresAtMs !== undefined && token.expiresAtMs <= now) {
+      throw new Error(`The token input expired at ${new Date(token.expiresAtMs).toISOString()}: give a fresh token.`)
+    }
+    core.info(`Using the token from the token input${lifetime(token.expiresAtMs, now)}; no exchange made`)
+    return { token, sealed: Promise.resolve(undefined) }
+  }
+
+  if (inputs.sealedToken) {
+    const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl)
+    if ('reason' in opened) {
+      core.warning(`The sealed-token input was not used: ${opened.reason}. Exchanging client credentials instead.`)
+    } else {
+      mask(opened.accessToken)
+      const left = (opened.expiresAtMs - now) / 1000
+      if (left >= inputs.minValiditySeconds) {
+        core.info(`Reused the sealed token${lifetime(opened.expiresAtMs, now)}; no token request made`)
+        return { token: makeToken(opened, 'sealed', now), sealed: Promise.resolve(inputs.sealedToken) }
+      }
+      core.warning(
+        `The sealed-token input ${left > 0 ? `expires in ${formatDuration(left)}` : 'has expired'}, ` +
+          `less than min-validity-seconds (${inputs.minValiditySeconds}). Exchanging client credentials for a fresh token.`
+      )
+    }
+  }
+
+  const issued = await exchangeToken(http, credentials, mask)
+  // The key derivation starts once there is a token to seal, on the thread pool, and overlaps the
+  // listing. Not before: a derivation under way holds the process open when the exchange fails.
+  const sealer = new Sealer(credentials, inputs.baseUrl)
+  const stated = issued.expiresInSeconds
+  const token = makeToken(
+    {
+      accessToken: issued.accessToken,
+      scope: issued.scope,
+      expiresAtMs: stated === undefined ? undefined : now + stated * 1000,
+      expiresInSeconds: stated
+    },
+    'exchange',
+    now
+  )
+  core.info(`Exchanged client credentials for a token${lifetime(token.expiresAtMs, now)}`)
+  const { expiresAtMs } = token
+  const sealed =
+    expiresAtMs === undefined
+      ? Promise.resolve(undefined)
+      : sealer.seal({ accessToken: issued.accessToken, scope: issued.scope, expiresAtMs })
+  sealed.catch(() => undefined) // awaited by the caller; never an unhandled rejection meanwhile
+  return { token, sealed }
+}
+
+function lifetime(expiresAtMs: number | undefined, now: number): string {
+  return expiresAtMs === undefined
+    ? ' (its lifetime is not stated)'
+    : `, expires in ${formatDuration((expiresAtMs - now) / 1000)}`
+}
+
+function secondsLeft(expiresAtMs: number | undefined, now: number): number | undefined {
+  return expiresAtMs === undefined ? undefined : Math.max(0, Math.round((expiresAtMs - now) / 1000))
+}

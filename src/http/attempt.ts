@@ -1,0 +1,116 @@
+import type * as http from 'node:http'
+import { AttemptError, TransportFailure } from './errors.js'
+
+export interface AttemptRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Readonly<Record<string, string | number>>
+  readonly body?: string
+  readonly maxBytes: number
+}
+
+export interface AttemptLimits {
+  /** The whole attempt, from connecting to the last byte of the response. */
+  readonly timeoutMs: number
+  /** The longest silence: until the response starts, and between its chunks. */
+  readonly idleMs: number
+}
+
+export interface Connection {
+  readonly request: typeof http.request
+  readonly agent: http.Agent
+  /** The proxy the request goes through, for messages: "http://proxy.internal:3128". */
+  readonly proxy?: string
+}
+
+export interface RawResponse {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: Buffer
+}
+
+const TLS_TRUST_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE'
+])
+
+/**
+ * One request on the wire: deadlines for the whole attempt and for silence, a cap on the body,
+ * and no redirect followed. Rejects with an AttemptError, whose failure says what happened.
+ */
+export function attempt(request: AttemptRequest, connection: Connection, limits: AttemptLimits): Promise<RawResponse> {
+  const { url, maxBytes, body } = request
+  const { timeoutMs, idleMs } = limits
+  const headers = { ...request.headers }
+  if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body)
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const fail = (failure: TransportFailure): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(idle)
+      req.destroy()
+      reject(new AttemptError(failure))
+    }
+    const req = connection.request(url, { method: request.method, headers, agent: connection.agent }, res => {
+      idle?.refresh()
+      const status = res.statusCode ?? 0
+      if (status >= 300 && status < 400 && res.headers.location) {
+        res.resume()
+        fail({ kind: 'redirect', status, location: resolved(res.headers.location, url) })
+        return
+      }
+      if (Number(res.headers['content-length']) > maxBytes) {
+        fail({ kind: 'too-large', maxBytes })
+        return
+      }
+      const chunks: Buffer[] = []
+      let size = 0
+      res.on('data', (chunk: Buffer) => {
+        idle?.refresh()
+        size += chunk.length
+        if (size > maxBytes) fail({ kind: 'too-large', maxBytes })
+        else chunks.push(chunk)
+      })
+      res.on('end', () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        clearTimeout(idle)
+        resolve({ status, headers: res.headers, body: Buffer.concat(chunks, size) })
+      })
+      res.on('error', err => fail(socketFailure(err, url, connection.proxy)))
+      res.on('aborted', () => fail({ kind: 'aborted' }))
+    })
+    const timer = setTimeout(() => fail({ kind: 'timeout', ms: timeoutMs }), timeoutMs)
+    // The idle limit only matters when it is shorter than the whole attempt's.
+    const idle = idleMs < timeoutMs ? setTimeout(() => fail({ kind: 'idle', ms: idleMs }), idleMs) : undefined
+    req.on('error', err => fail(socketFailure(err, url, connection.proxy)))
+    req.end(body)
+  })
+}
+
+/** A Location as an absolute URL when it is one relative to the request, else as given. */
+function resolved(location: string, base: URL): string {
+  try {
+    return new URL(location, base).href
+  } catch {
+    return location
+  }
+}
+
+function socketFailure(err: Error & { code?: string }, url: URL, proxy: string | undefined): TransportFailure {
+  const code = err.code ?? 'ERROR'
+  if (TLS_TRUST_CODES.has(code)) return { kind: 'tls-untrusted', code }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'CERT_HAS_EXPIRED') {
+    return { kind: 'tls-invalid', code, detail: err.message }
+  }
+  if (code === 'ENOTFOUND') return { kind: 'dns', hostname: url.hostname }
+  return { kind: 'network', code, detail: err.message, proxy }
+}

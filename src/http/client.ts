@@ -1,0 +1,145 @@
+import * as http from 'node:http'
+import { redact } from '../secrets.js'
+import { Agents } from './agents.js'
+import { attempt } from './attempt.js'
+import { AttemptError, describeFailure, RequestError, ServerWaitError } from './errors.js'
+import { decide, DEFAULT_POLICY, Outcome, RetryPolicy } from './policy.js'
+
+export interface HttpRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Readonly<Record<string, string>>
+  /** A function gives a fresh body for every attempt (a client assertion may be used only once). */
+  readonly body?: string | (() => string)
+  readonly maxBytes: number
+  /** The request in retry lines: "token request", "targets request (page 2)". */
+  readonly label: string
+}
+
+export interface HttpResponse {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: Buffer
+  readonly attempts: number
+}
+
+/**
+ * Where a limiter shared by many requests plugs in: every attempt waits for `ready()`, and a wait
+ * a server asks for is reported to `pause()`, so that one 429 can hold back every request.
+ */
+export interface Gate {
+  ready(): Promise<void>
+  pause(ms: number): void
+}
+
+export interface HttpOptions {
+  /** The whole of one attempt, from connecting to the last byte of the response. */
+  readonly timeoutMs: number
+  /** The longest silence within an attempt: until the response starts, and between its chunks. */
+  readonly idleTimeoutMs?: number
+  readonly maxAttempts: number
+  readonly userAgent: string
+  readonly info: (message: string) => void
+  readonly debug: (message: string) => void
+  readonly policy?: Partial<Omit<RetryPolicy, 'maxAttempts'>>
+  readonly gate?: Gate
+  readonly sleep?: (ms: number) => Promise<void>
+  readonly random?: () => number
+  readonly now?: () => number
+}
+
+/** What an operation needs of Http: a unit test can fake it without a socket. */
+export interface Transport {
+  send(request: HttpRequest): Promise<HttpResponse>
+}
+
+export const IDLE_TIMEOUT_MS = 10_000
+
+/** One request path for every call the action makes: each attempt on the wire, and the retry policy. */
+export class Http implements Transport {
+  private readonly agents: Agents
+  private readonly policy: RetryPolicy
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly random: () => number
+  private readonly now: () => number
+
+  constructor(private readonly options: HttpOptions) {
+    this.agents = new Agents(options.userAgent)
+    this.policy = { ...DEFAULT_POLICY, ...options.policy, maxAttempts: options.maxAttempts }
+    this.sleep = options.sleep ?? (ms => new Promise(resolve => setTimeout(resolve, ms)))
+    this.random = options.random ?? Math.random
+    this.now = options.now ?? Date.now
+  }
+
+  /**
+   * Sends the request until the policy stops: resolves with the response it stopped on (a
+   * success, or a status the caller judges), rejects with a RequestError or ServerWaitError.
+   */
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    const { maxAttempts } = this.policy
+    const { timeoutMs } = this.options
+    const limits = { timeoutMs, idleMs: Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs) }
+    const where = redact(`${request.url.origin}${request.url.pathname}`)
+    const first = this.now()
+    for (let n = 1; ; n++) {
+      await this.options.gate?.ready()
+      const started = this.now()
+      let outcome: Outcome
+      let response: HttpResponse | undefined
+      try {
+        const connection = await this.agents.connectionFor(request.url)
+        const body = typeof request.body === 'function' ? request.body() : request.body
+        const headers = { 'User-Agent': this.options.userAgent, ...request.headers }
+        const raw = await attempt({ ...request, headers, body }, connection, limits)
+        response = { ...raw, attempts: n }
+        outcome = raw
+        this.options.debug(
+          `${request.method} ${where} -> ${raw.status} in ${this.now() - started} ms (attempt ${n}/${maxAttempts})`
+        )
+      } catch (err) {
+        if (!(err instanceof AttemptError)) throw err
+        outcome = err
+        this.options.debug(
+          `${request.method} ${where} failed after ${this.now() - started} ms: ${err.code} (attempt ${n}/${maxAttempts})`
+        )
+      }
+      const now = this.now()
+      const decision = decide(
+        outcome,
+        { attempt: n, elapsedMs: now - first, nowMs: now, random: this.random() },
+        this.policy
+      )
+      if (!decision.retry) {
+        if (decision.why === 'server-wait') {
+          throw new ServerWaitError(
+            response?.status ?? 0,
+            decision.waitMs,
+            this.policy.maxServerWaitMs,
+            now + decision.waitMs
+          )
+        }
+        if (response) return response
+        const failure = (outcome as AttemptError).failure
+        throw new RequestError(failure, n, decision.why === 'window' ? this.policy.windowMs : undefined)
+      }
+      if (decision.serverAsked) this.options.gate?.pause(decision.waitMs)
+      const reason = response
+        ? `HTTP ${statusText(response.status)}`
+        : describeFailure((outcome as AttemptError).failure, request.url)
+      this.options.info(
+        `The ${request.label} failed on attempt ${n} of ${maxAttempts} (${reason}); retrying in ${(decision.waitMs / 1000).toFixed(1)} s`
+      )
+      await this.sleep(decision.waitMs)
+    }
+  }
+
+  dispose(): void {
+    this.agents.dispose()
+  }
+}
+
+/** The standard reason phrase for a status, for messages: "503 Service Unavailable". */
+export function statusText(status: number): string {
+  const text = http.STATUS_CODES[status]
+  return text ? `${status} ${text}` : String(status)
+}

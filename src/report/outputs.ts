@@ -1,0 +1,112 @@
+import * as core from '@actions/core'
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, statSync, truncateSync } from 'node:fs'
+import { Token } from '../auth/token.js'
+import { messageOf } from '../errors.js'
+import { formatBytes, isoSeconds } from '../format.js'
+import { Listing, MAX_OUTPUT_BYTES } from '../targets/file.js'
+import { shardList } from '../targets/shards.js'
+
+/** Linux refuses an environment value over 128 KiB (MAX_ARG_STRLEN): `env: X: ${{ … }}` breaks past it. */
+export const ENV_VALUE_BYTES = 128 * 1024
+
+export interface TargetOutputs {
+  readonly listing: Listing
+  /** The number of shards the whole listing makes. */
+  readonly shardCount: number
+}
+
+export interface Published {
+  readonly token: Token
+  readonly sealed?: string
+  readonly targets?: TargetOutputs
+  readonly exportVariable?: string
+}
+
+/**
+ * Writes every output, and the exported variable, all or nothing: the runner reads file commands
+ * even from a failed step, so a write that fails midway is undone before the step fails.
+ */
+export function publish({ token, sealed, targets, exportVariable }: Published): void {
+  const outputs: Record<string, string> = {
+    token: token.accessToken,
+    'token-type': token.tokenType,
+    'token-source': token.source,
+    'expires-in': token.expiresInSeconds === undefined ? '' : String(token.expiresInSeconds),
+    'expires-at': token.expiresAtMs === undefined ? '' : isoSeconds(token.expiresAtMs),
+    scope: token.scope ?? '',
+    'sealed-token': sealed ?? ''
+  }
+  if (targets) Object.assign(outputs, targetOutputs(targets))
+  const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
+  if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
+  writeFileCommands(writes)
+}
+
+interface FileCommand {
+  /** The environment variable naming the file: GITHUB_OUTPUT, GITHUB_ENV. */
+  readonly variable: string
+  readonly values: Readonly<Record<string, string>>
+}
+
+function writeFileCommands(writes: readonly FileCommand[]): void {
+  const files = writes.map(({ variable, values }) => {
+    const path = process.env[variable]
+    // Without the file, core would print the values to the log: never do that.
+    if (!path) throw new Error(`${variable} is not set, so the step's outputs cannot be written (run it on a runner)`)
+    return { variable, path, text: Object.entries(values).map(fileCommand).join('') }
+  })
+  const done: { path: string; size: number }[] = []
+  let failed = files[0]
+  try {
+    for (const file of files) {
+      failed = file
+      done.push({ path: file.path, size: statSync(file.path).size })
+      appendFileSync(file.path, file.text)
+    }
+  } catch (err) {
+    for (const { path, size } of done) {
+      try {
+        truncateSync(path, size)
+      } catch {
+        // nothing more can be done; the step fails below
+      }
+    }
+    throw new Error(`Failed to write the step's outputs to ${failed.variable}: ${messageOf(err)}. No output was set.`, {
+      cause: err
+    })
+  }
+}
+
+/** One name<<delimiter entry, with a delimiter found in neither the name nor the value. */
+function fileCommand([name, value]: [string, string]): string {
+  const delimiter = `ghadelimiter_${randomUUID()}`
+  if (name.includes(delimiter) || value.includes(delimiter)) throw new Error(`Unexpected delimiter in ${name}`)
+  return `${name}<<${delimiter}\n${value}\n${delimiter}\n`
+}
+
+function targetOutputs({ listing, shardCount }: TargetOutputs): Record<string, string> {
+  const outputs: Record<string, string> = {
+    'target-count': String(listing.count),
+    'targets-file': listing.file,
+    shards: JSON.stringify(shardList(shardCount))
+  }
+  const size = formatBytes(listing.bytes)
+  if (listing.json === undefined) {
+    core.warning(
+      `The targets output was not set: the list is ${size} as JSON, more than ${formatBytes(MAX_OUTPUT_BYTES)}, ` +
+        'past what a job output holds (1 MB) and what an expression can read. Read the targets-file output ' +
+        'in this job, or fan out over the shards output (see shard-size and shard).'
+    )
+  } else {
+    if (listing.bytes > ENV_VALUE_BYTES) {
+      core.warning(
+        `The targets output is ${size}: an env value over ${formatBytes(ENV_VALUE_BYTES)} makes the next step fail ` +
+          '("Argument list too long"), and expressions fail past about 1 MB. Read the targets-file output instead, ' +
+          'or fan out over the shards output (see shard-size and shard).'
+      )
+    }
+    outputs.targets = listing.json
+  }
+  return outputs
+}

@@ -1,0 +1,164 @@
+import { Http } from '../http/client.js'
+import { excerpt } from '../secrets.js'
+import { joinPath } from '../url.js'
+import { OperationError, perform, ResponseError } from './operation.js'
+
+const MAX_PAGE_BYTES = 100 * 1024 * 1024
+const ACTION = 'list targets'
+const LIST_KEYS = ['targets', 'data', 'items', 'results'] as const
+
+export interface ListOptions {
+  readonly baseUrl: URL
+  readonly token: string
+  readonly maxPages: number
+  /** Receives each page's targets as it arrives; the list is never held whole. */
+  readonly onTargets: (targets: unknown[]) => void
+  /** Called after each page with its number, the targets on it and the total so far. */
+  readonly onPage?: (page: number, count: number, total: number, more: boolean) => void
+}
+
+/**
+ * GET {base-url}/v1/targets, following same-origin next links (Link header or body `next`) to the
+ * end; returns how many targets were listed.
+ */
+export async function listTargets(http: Http, options: ListOptions): Promise<number> {
+  let total = 0
+  let url: URL | undefined = joinPath(options.baseUrl, 'v1/targets')
+  const seen = new Set<string>()
+  for (let page = 1; url; page++) {
+    seen.add(url.href)
+    const current: URL = url
+    const { targets, next } = await perform(http, {
+      action: ACTION,
+      request: {
+        method: 'GET',
+        url: current,
+        headers: { Accept: 'application/json', Authorization: `Bearer ${options.token}` },
+        maxBytes: MAX_PAGE_BYTES,
+        label: page === 1 ? 'targets request' : `targets request (page ${page})`
+      },
+      redirect: 'the bearer token is never sent to an address it was not configured for',
+      advice: status => adviceFor(status, options.baseUrl),
+      parse: res => {
+        const body = parseTargetsBody(res.body.toString('utf8'))
+        return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
+      }
+    })
+    options.onTargets(targets)
+    total += targets.length
+    url = next === undefined ? undefined : followable(next, current, options.baseUrl, seen)
+    options.onPage?.(page, targets.length, total, url !== undefined)
+    if (url && page >= options.maxPages) {
+      throw new OperationError(
+        ACTION,
+        `the list has more than max-pages (${options.maxPages}) pages; ${total} targets so far. Raise max-pages to list them all.`
+      )
+    }
+  }
+  return total
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+function followable(next: string, current: URL, base: URL, seen: Set<string>): URL {
+  let url: URL
+  try {
+    url = new URL(next, current)
+  } catch {
+    throw new OperationError(ACTION, `the next-page link "${excerpt(next, 200)}" is not a valid URL`)
+  }
+  if (url.origin !== base.origin) {
+    throw new OperationError(
+      ACTION,
+      `the next-page link points to another origin (${url.origin}, not ${base.origin}); ` +
+        'the token is only sent to base-url, so the list cannot be completed.'
+    )
+  }
+  if (seen.has(url.href)) {
+    throw new OperationError(
+      ACTION,
+      `the next-page link ${excerpt(url.href, 200)} was already listed (a pagination loop).`
+    )
+  }
+  return url
+}
+
+function adviceFor(status: number, baseUrl: URL): string {
+  switch (status) {
+    case 401:
+      return 'The service refused the token: it may be expired, or issued for another audience or tenant. Check the audience and base-url inputs.'
+    case 403:
+      return "The token is valid but the organisation's bot user may not list targets: add the bot user to a group with that access."
+    case 404:
+      return `Check base-url (${baseUrl.href}): targets are listed at {base-url}/v1/targets.`
+    case 429:
+      return 'The service is rate-limiting requests: re-run later.'
+    default:
+      return status >= 500 ? 'The service failed: re-run later.' : 'Check the base-url input.'
+  }
+}
+
+export interface TargetsPage {
+  readonly targets: unknown[]
+  readonly next?: string
+}
+
+/** A targets body: a JSON array, or an object holding the array under targets, data, items or results. */
+export function parseTargetsBody(text: string): TargetsPage {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new ResponseError(`the service's response is not valid JSON: "${excerpt(text, 120)}"`)
+  }
+  if (Array.isArray(json)) return { targets: json }
+  if (json && typeof json === 'object') {
+    const body = json as Record<string, unknown>
+    const key = LIST_KEYS.find(k => Array.isArray(body[k]))
+    if (key) {
+      const next = body.next
+      if (next !== undefined && next !== null && typeof next !== 'string') {
+        throw new ResponseError("the service's response has a next field that is not a URL string")
+      }
+      return { targets: body[key] as unknown[], next: next || undefined }
+    }
+    const keys = Object.keys(body).slice(0, 10).join(', ')
+    throw new ResponseError(
+      `the service's response is a JSON object without a ${LIST_KEYS.join(', ')} array (its keys: ${excerpt(keys, 200) || 'none'})`
+    )
+  }
+  throw new ResponseError(
+    `the service's response is JSON ${json === null ? 'null' : typeof json}, not a list of targets`
+  )
+}
+
+/** The rel="next" target of an RFC 8288 Link header, if any. */
+export function nextFromLinkHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined
+  let i = 0
+  while (i < header.length) {
+    const open = header.indexOf('<', i)
+    const close = open < 0 ? -1 : header.indexOf('>', open)
+    if (close < 0) return undefined
+    // The link's parameters run to the next comma outside a quoted string.
+    let end = close + 1
+    for (let quoted = false; end < header.length && (quoted || header[end] !== ','); end++) {
+      if (header[end] === '"') quoted = !quoted
+    }
+    for (const param of header.slice(close + 1, end).split(';')) {
+      const eq = param.indexOf('=')
+      if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'rel') continue
+      const rels = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, '')
+        .toLowerCase()
+        .split(/\s+/)
+      if (rels.includes('next')) return header.slice(open + 1, close).trim()
+    }
+    i = end + 1
+  }
+  return undefined
+}

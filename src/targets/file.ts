@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto'
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { formatBytes, formatCount } from '../format.js'
+import { Shard, shardOf } from './shards.js'
+
+/** The most targets JSON one listing may write: past it the step fails rather than fill the disk. */
+const MAX_LIST_BYTES = 2 * 1024 * 1024 * 1024
+/** Past this the targets output is not set: no expression could read it, and jobs cap outputs at 1 MB. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024
+export const PREVIEW_ROWS = 50
+
+export interface TargetsFileOptions {
+  readonly dir: string
+  /** Keep only this shard's targets. */
+  readonly shard?: Shard
+  readonly maxBytes?: number
+}
+
+/** What a finished listing holds: the file, the counts, and what the outputs and summary show. */
+export interface Listing {
+  readonly file: string
+  /** Every target the service listed. */
+  readonly listed: number
+  /** The targets kept: the shard's, or all of them. */
+  readonly count: number
+  readonly shard?: Shard
+  /** The size of the kept targets as JSON, in bytes. */
+  readonly bytes: number
+  /** The kept targets as a JSON array, when no more than MAX_OUTPUT_BYTES. */
+  readonly json?: string
+  /** The first PREVIEW_ROWS kept targets, for the job summary. */
+  readonly preview: readonly unknown[]
+}
+
+/**
+ * The targets JSON file, written page by page as the listing arrives (readable by its owner only),
+ * so that memory is bounded by a page and not by the list.
+ */
+export class TargetsFile {
+  readonly path: string
+  private fd: number | undefined
+  private readonly maxBytes: number
+  private listed = 0
+  private count = 0
+  private bytes = 2
+  private parts: string[] | undefined = []
+  private readonly preview: unknown[] = []
+
+  constructor(private readonly options: TargetsFileOptions) {
+    this.maxBytes = options.maxBytes ?? MAX_LIST_BYTES
+    this.path = join(options.dir, `targets-${randomBytes(6).toString('hex')}.json`)
+    this.fd = openSync(this.path, 'wx', 0o600)
+    writeSync(this.fd, '[')
+  }
+
+  /** Appends a page's targets, keeping only the shard's. */
+  add(targets: readonly unknown[]): void {
+    const { shard } = this.options
+    this.listed += targets.length
+    const kept = shard ? targets.filter(t => shardOf(t, shard.count) === shard.index) : targets
+    if (kept.length === 0) return
+    for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
+    const json = (this.count > 0 ? ',' : '') + JSON.stringify(kept).slice(1, -1)
+    this.count += kept.length
+    this.bytes += Buffer.byteLength(json)
+    if (this.bytes > this.maxBytes) {
+      throw new Error(
+        `Failed to list targets: the list is larger than ${formatBytes(this.maxBytes)} (${formatCount(this.count)} targets so far), ` +
+          'more than this action writes to disk. Check base-url, or split the list at the service.'
+      )
+    }
+    if (this.parts && this.bytes <= MAX_OUTPUT_BYTES) this.parts.push(json)
+    else this.parts = undefined
+    writeSync(this.fd as number, json)
+  }
+
+  /** Closes the file and describes what it holds. */
+  finish(): Listing {
+    writeSync(this.fd as number, ']')
+    this.close()
+    return {
+      file: this.path,
+      listed: this.listed,
+      count: this.count,
+      shard: this.options.shard,
+      bytes: this.bytes,
+      json: this.parts ? `[${this.parts.join('')}]` : undefined,
+      preview: this.preview
+    }
+  }
+
+  /** Removes the file: a failed step leaves nothing behind. Never throws. */
+  discard(): void {
+    this.close()
+    rmSync(this.path, { force: true })
+  }
+
+  private close(): void {
+    if (this.fd === undefined) return
+    const fd = this.fd
+    this.fd = undefined
+    closeSync(fd)
+  }
+}

@@ -1,0 +1,146 @@
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { Credentials } from '../../src/auth/credentials.js'
+import { binding, PREFIX, SCRYPT, Sealer, unseal } from '../../src/auth/sealed.js'
+import { clientSecretBasic, clientSecretPost } from '../../src/auth/client-secret.js'
+import { privateKeyJwt } from '../../src/auth/private-key-jwt.js'
+
+const credentials: Credentials = {
+  clientId: 'client-1',
+  auth: clientSecretPost('secret-1'),
+  audience: 'https://idp.test/api/v2/',
+  scope: 'read:targets',
+  tokenUrl: new URL('https://idp.test/oauth/token'),
+  bodyFormat: 'json'
+}
+const baseUrl = new URL('https://api.test/')
+const contents = {
+  accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.sig',
+  scope: 'read',
+  expiresAtMs: 1_800_000_000_000
+}
+const seal = (c: Credentials = credentials, base: URL = baseUrl) => new Sealer(c, base).seal(contents)
+
+describe('sealed tokens', () => {
+  it('round-trips with the same secret and settings', async () => {
+    await expect(unseal(await seal(), credentials, baseUrl)).resolves.toEqual(contents)
+  })
+
+  it('reveals nothing of the token and differs every time', async () => {
+    const [a, b] = await Promise.all([seal(), seal()])
+    expect(a).not.toBe(b)
+    expect(a).toMatch(/^m2m2\.[\w-]+$/)
+    for (const part of contents.accessToken.split('.')) {
+      expect(a).not.toContain(part)
+      expect(Buffer.from(a.slice(PREFIX.length), 'base64url').toString('latin1')).not.toContain(part)
+    }
+  })
+
+  it('derives its key with scrypt (N = 2^15, r = 8), not a fast KDF', () => {
+    expect(SCRYPT).toMatchObject({ N: 32768, r: 8, p: 1 })
+  })
+
+  // Every field of the credentials but the secrets is bound, whatever fields Credentials has.
+  const changed: Record<string, unknown> = {
+    clientId: 'client-2',
+    audience: 'https://other/',
+    scope: 'write:targets',
+    tokenUrl: new URL('https://idp2.test/oauth/token'),
+    bodyFormat: 'form',
+    auth: clientSecretBasic('secret-1')
+  }
+  it.each(Object.keys(credentials))('cannot be opened when %s differs', async field => {
+    expect(changed).toHaveProperty(field) // a new field of Credentials needs a row here
+    const other = { ...credentials, [field]: changed[field] } as Credentials
+    expect(binding(other, baseUrl).equals(binding(credentials, baseUrl))).toBe(false)
+    await expect(unseal(await seal(), other, baseUrl)).resolves.toEqual({
+      reason: expect.stringContaining('cannot be opened')
+    })
+  })
+
+  it.each([
+    ['another client secret', { ...credentials, auth: clientSecretPost('secret-2') }, baseUrl],
+    ['no scope', { ...credentials, scope: undefined }, baseUrl],
+    ['another base URL', credentials, new URL('https://api2.test/')]
+  ] as [string, Credentials, URL][])('cannot be opened with %s', async (_what, other, otherBase) => {
+    await expect(unseal(await seal(), other, otherBase)).resolves.toEqual({
+      reason: expect.stringContaining('cannot be opened')
+    })
+  })
+
+  it('keys a private-key-jwt client by its private key, and binds its key id', async () => {
+    const key = (k: ReturnType<typeof generateKeyPairSync>['privateKey'], keyId = 'k1'): Credentials => ({
+      ...credentials,
+      auth: privateKeyJwt({ privateKey: k, algorithm: 'ES256', keyId })
+    })
+    const one = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey
+    const two = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey
+    const sealed = await seal(key(one))
+    await expect(unseal(sealed, key(one), baseUrl)).resolves.toEqual(contents)
+    await expect(unseal(sealed, key(two), baseUrl)).resolves.toHaveProperty('reason')
+    await expect(unseal(sealed, key(one, 'k2'), baseUrl)).resolves.toHaveProperty('reason')
+  })
+
+  it('detects tampering with every byte', async () => {
+    const sealed = await seal()
+    const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
+    const results = await Promise.all(
+      [...raw].map((_, i) => {
+        const bad = Buffer.from(raw)
+        bad[i] ^= 1 << (i % 8)
+        return unseal(`${PREFIX}${bad.toString('base64url')}`, credentials, baseUrl)
+      })
+    )
+    expect(results.every(r => 'reason' in r)).toBe(true)
+  })
+
+  it('opens values sealed by the released m2m2. format (golden values, made before the binding was named)', async () => {
+    const golden = JSON.parse(readFileSync(new URL('../fixtures/sealed-golden.json', import.meta.url), 'utf8'))
+    const key = createPrivateKey(readFileSync(new URL('../fixtures/golden-ec.pem', import.meta.url), 'utf8'))
+    const token = { accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJnb2xkZW4ifQ.sig', expiresAtMs: 4_102_444_800_000 }
+    const base = new URL('https://api.test/svc')
+    const post: Credentials = {
+      clientId: 'golden-client',
+      auth: clientSecretPost('golden-secret'),
+      audience: 'https://idp.test/api/v2/',
+      scope: 'read:targets',
+      tokenUrl: new URL('https://idp.test/oauth/token'),
+      bodyFormat: 'json'
+    }
+    const basic: Credentials = {
+      clientId: 'golden-client',
+      auth: clientSecretBasic('golden-secret'),
+      tokenUrl: new URL('https://idp.test/realms/x/token?tenant=1'),
+      bodyFormat: 'form'
+    }
+    const jwt: Credentials = {
+      clientId: 'golden-client',
+      auth: privateKeyJwt({ privateKey: key, algorithm: 'ES256', keyId: 'kid-1' }),
+      audience: 'api://golden',
+      tokenUrl: new URL('https://idp.test/oauth2/v2.0/token'),
+      bodyFormat: 'form'
+    }
+    await expect(unseal(golden.post, post, base)).resolves.toEqual({ ...token, scope: 'read:targets' })
+    await expect(unseal(golden.basic, basic, base)).resolves.toEqual({ ...token, scope: undefined })
+    await expect(unseal(golden.jwt, jwt, base)).resolves.toEqual({ ...token, scope: 'read:targets' })
+    // and each only with its own settings
+    await expect(unseal(golden.post, { ...post, scope: undefined }, base)).resolves.toHaveProperty('reason')
+  })
+
+  it('reads a value one byte past the header as a sealed token, not a truncated one', async () => {
+    const shortest = `${PREFIX}${Buffer.alloc(16 + 12 + 16 + 1).toString('base64url')}`
+    await expect(unseal(shortest, credentials, baseUrl)).resolves.toEqual({
+      reason: expect.stringContaining('cannot be opened')
+    })
+    const oneShort = `${PREFIX}${Buffer.alloc(16 + 12 + 16).toString('base64url')}`
+    await expect(unseal(oneShort, credentials, baseUrl)).resolves.toEqual({ reason: 'it is truncated' })
+  })
+
+  it.each([
+    ['', 'it is not a sealed token of this action'],
+    ['m2m0.abc', 'it is not a sealed token of this action'],
+    ['m2m2.abc', 'it is truncated']
+  ])('explains why %j is unusable', async (sealed, reason) => {
+    await expect(unseal(sealed, credentials, baseUrl)).resolves.toEqual({ reason })
+  })
+})

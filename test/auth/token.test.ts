@@ -1,0 +1,176 @@
+import nock from 'nock'
+import { Inputs } from '../../src/inputs.js'
+import { Sealer } from '../../src/auth/sealed.js'
+import { obtainToken } from '../../src/auth/token.js'
+import { captureStdout, recordingHttp } from '../helpers.js'
+import { clientSecretPost } from '../../src/auth/client-secret.js'
+import { useNock } from '../nock.js'
+
+useNock()
+
+const IDP = 'https://tenant.idp.test'
+const NOW = Date.parse('2026-11-22T06:00:00Z')
+const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`
+const base: Inputs = {
+  credentials: {
+    clientId: 'client-1',
+    auth: clientSecretPost('secret-for-token-tests'),
+    audience: 'https://tenant.idp.test/api/v2/',
+    tokenUrl: new URL(`${IDP}/oauth/token`),
+    bodyFormat: 'json'
+  },
+  minValiditySeconds: 300,
+  baseUrl: new URL('https://api.test/'),
+  listTargets: true,
+  timeoutSeconds: 30,
+  maxAttempts: 1,
+  maxPages: 10,
+  shardSize: 100,
+  summary: true
+}
+const issued = (body: object) => nock(IDP).post('/oauth/token').reply(200, body)
+
+describe('obtainToken: which source wins, and each fallback', () => {
+  const written = captureStdout()
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+
+  it('uses the token input, with its expiry from the JWT, and makes no request', async () => {
+    const token = jwt({ exp: NOW / 1000 + 3600, scope: 'read' })
+    const { token: got, sealed } = await obtainToken(
+      { ...base, credentials: undefined, token },
+      recordingHttp().http,
+      NOW
+    )
+    expect(got).toEqual({
+      accessToken: token,
+      tokenType: 'Bearer',
+      scope: 'read',
+      expiresAtMs: NOW + 3_600_000,
+      expiresInSeconds: 3600,
+      source: 'input'
+    })
+    await expect(sealed).resolves.toBeUndefined()
+    expect(written.join('')).toContain('Using the token from the token input, expires in 1 h; no exchange made')
+  })
+
+  it('says so when a token input states no lifetime', async () => {
+    const { token } = await obtainToken({ ...base, credentials: undefined, token: 'opaque' }, recordingHttp().http, NOW)
+    expect(token).toMatchObject({ expiresAtMs: undefined, expiresInSeconds: undefined })
+    expect(written.join('')).toContain('(its lifetime is not stated); no exchange made')
+  })
+
+  it('refuses an expired token input', async () => {
+    const token = jwt({ exp: NOW / 1000 - 1 })
+    await expect(obtainToken({ ...base, credentials: undefined, token }, recordingHttp().http, NOW)).rejects.toThrow(
+      'The token input expired at 2026-11-22T05:59:59.000Z: give a fresh token.'
+    )
+  })
+
+  it('exchanges, taking the expiry from expires_in, and seals the token', async () => {
+    const token = jwt({ exp: NOW / 1000 + 60 })
+    issued({ access_token: token, expires_in: 86400, scope: 'read:targets', token_type: 'Bearer' })
+    const got = await obtainToken(base, recordingHttp().http, NOW)
+    expect(got.token).toEqual({
+      accessToken: token,
+      tokenType: 'Bearer',
+      scope: 'read:targets',
+      expiresAtMs: NOW + 86_400_000,
+      expiresInSeconds: 86400,
+      source: 'exchange'
+    })
+    expect(await got.sealed).toMatch(/^m2m2\./)
+    expect(written).toContain(`::add-mask::${token}\n`)
+  })
+
+  it('takes the expiry from the JWT when expires_in is absent', async () => {
+    const token = jwt({ exp: NOW / 1000 + 1800 })
+    issued({ access_token: token })
+    const { token: got } = await obtainToken(base, recordingHttp().http, NOW)
+    expect(got).toMatchObject({ expiresAtMs: NOW + 1_800_000, expiresInSeconds: 1800 })
+  })
+
+  it('seals nothing when neither the response nor the token states an expiry', async () => {
+    issued({ access_token: 'opaque-token-value' })
+    const { token, sealed } = await obtainToken(base, recordingHttp().http, NOW)
+    expect(token.expiresAtMs).toBeUndefined()
+    await expect(sealed).resolves.toBeUndefined()
+  })
+
+  it('masks an id_token and a refresh_token the response carries', async () => {
+    issued({ access_token: 'access-token-1', id_token: 'id-token-value-1', refresh_token: 'refresh-token-1' })
+    await obtainToken(base, recordingHttp().http, NOW)
+    for (const secret of ['access-token-1', 'id-token-value-1', 'refresh-token-1']) {
+      expect(written).toContain(`::add-mask::${secret}\n`)
+    }
+  })
+
+  it('reuses a sealed token that stays valid long enough, with no request', async () => {
+    const access = jwt({ sub: 'bot' })
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: access,
+      scope: 's',
+      expiresAtMs: NOW + 3_600_000
+    })
+    const got = await obtainToken({ ...base, sealedToken }, recordingHttp().http, NOW)
+    expect(got.token).toEqual({
+      accessToken: access,
+      tokenType: 'Bearer',
+      scope: 's',
+      subject: 'bot',
+      expiresAtMs: NOW + 3_600_000,
+      expiresInSeconds: 3600,
+      source: 'sealed'
+    })
+    await expect(got.sealed).resolves.toBe(sealedToken)
+    expect(written).toContain(`::add-mask::${access}\n`)
+    expect(written.join('')).toContain('Reused the sealed token, expires in 1 h; no token request made')
+  })
+
+  it('exchanges, with a warning, when the sealed token expires within min-validity-seconds', async () => {
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: 'old-token-1234',
+      expiresAtMs: NOW + 200_000
+    })
+    issued({ access_token: 'new-token-1234', expires_in: 600 })
+    const got = await obtainToken({ ...base, sealedToken }, recordingHttp().http, NOW)
+    expect(got.token).toMatchObject({ accessToken: 'new-token-1234', source: 'exchange' })
+    expect(warnings()).toEqual([
+      '::warning::The sealed-token input expires in 3 min, less than min-validity-seconds (300). Exchanging client credentials for a fresh token.\n'
+    ])
+  })
+
+  it('reuses a sealed token with exactly min-validity-seconds left', async () => {
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: 'edge-token-1234',
+      expiresAtMs: NOW + 300_000
+    })
+    const got = await obtainToken({ ...base, sealedToken }, recordingHttp().http, NOW)
+    expect(got.token.source).toBe('sealed')
+  })
+
+  it('refuses a token input that expires this very second', async () => {
+    const token = jwt({ exp: NOW / 1000 })
+    await expect(obtainToken({ ...base, credentials: undefined, token }, recordingHttp().http, NOW)).rejects.toThrow(
+      'The token input expired at 2026-11-22T06:00:00.000Z'
+    )
+  })
+
+  it('exchanges, with a warning, when the sealed token has expired', async () => {
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: 'old-token-5678',
+      expiresAtMs: NOW - 1000
+    })
+    issued({ access_token: 'new-token-5678', expires_in: 600 })
+    await obtainToken({ ...base, sealedToken, minValiditySeconds: 0 }, recordingHttp().http, NOW)
+    expect(warnings()[0]).toContain('The sealed-token input has expired, less than min-validity-seconds (0).')
+  })
+
+  it('exchanges, with a warning, when the sealed token cannot be opened', async () => {
+    issued({ access_token: 'fresh-token-9', expires_in: 600 })
+    const got = await obtainToken({ ...base, sealedToken: 'm2m2.AAAA' }, recordingHttp().http, NOW)
+    expect(got.token.source).toBe('exchange')
+    expect(warnings()).toEqual([
+      '::warning::The sealed-token input was not used: it is truncated. Exchanging client credentials instead.\n'
+    ])
+  })
+})

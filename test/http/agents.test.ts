@@ -1,0 +1,42 @@
+import { Agents } from '../../src/http/agents.js'
+
+describe('Agents', () => {
+  const saved = { ...process.env }
+  beforeEach(() => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'])
+      delete process.env[name]
+  })
+  afterEach(() => {
+    process.env = { ...saved }
+  })
+
+  it('keeps one keep-alive agent per protocol for direct connections', async () => {
+    const agents = new Agents('test-agent/1')
+    const a = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
+    const b = await agents.connectionFor(new URL('https://idp.service.test/oauth/token'))
+    const plain = await agents.connectionFor(new URL('http://127.0.0.1:8080/'))
+    expect(b.agent).toBe(a.agent)
+    expect(plain.agent).not.toBe(a.agent)
+    expect(a.proxy).toBeUndefined()
+    expect((a.agent as unknown as { keepAlive: boolean }).keepAlive).toBe(true)
+    agents.dispose()
+  })
+
+  it('sends what HTTPS_PROXY names through the proxy, minding NO_PROXY and loopback hosts', async () => {
+    process.env.HTTPS_PROXY = 'http://proxy.corp.test:3128'
+    process.env.NO_PROXY = '.internal.test'
+    const agents = new Agents('test-agent/1')
+    const proxied = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
+    expect(proxied.proxy).toBe('http://proxy.corp.test:3128')
+    expect((proxied.agent as unknown as { options?: { proxy?: { host?: string } } }).options?.proxy?.host).toBe(
+      'proxy.corp.test'
+    )
+    expect((await agents.connectionFor(new URL('https://other.service.test/'))).agent).toBe(proxied.agent)
+    expect((await agents.connectionFor(new URL('https://idp.internal.test/token'))).proxy).toBeUndefined()
+    expect((await agents.connectionFor(new URL('http://127.0.0.1:8080/'))).proxy).toBeUndefined()
+    agents.dispose()
+    const fresh = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
+    expect(fresh.agent).not.toBe(proxied.agent)
+    agents.dispose()
+  })
+})

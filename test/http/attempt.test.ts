@@ -1,0 +1,122 @@
+import * as http from 'node:http'
+import { AddressInfo } from 'node:net'
+import { attempt, Connection } from '../../src/http/attempt.js'
+import { AttemptError } from '../../src/http/errors.js'
+
+// One attempt on a real socket: a loopback server per test, no retries, no policy.
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
+
+let server: http.Server | undefined
+const agent = new http.Agent({ keepAlive: false })
+const connection: Connection = { request: http.request, agent }
+const limits = { timeoutMs: 5000, idleMs: 5000 }
+
+async function serve(handler: Handler): Promise<URL> {
+  server = http.createServer(handler)
+  await new Promise<void>(resolve => server!.listen(0, '127.0.0.1', resolve))
+  return new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/targets?page=2`)
+}
+
+afterEach(async () => {
+  const open = server
+  server = undefined
+  if (!open) return
+  open.closeAllConnections()
+  await new Promise(resolve => open.close(resolve))
+})
+afterAll(() => agent.destroy())
+
+const get = (url: URL, maxBytes = 1024) => ({ method: 'GET', url, headers: { Accept: 'application/json' }, maxBytes })
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => (err instanceof AttemptError ? err.failure : err)
+  )
+
+describe('attempt', () => {
+  it('returns the status, headers and whole body, and sends the body with its length', async () => {
+    let seen: { method?: string; length?: string; body: string } = { body: '' }
+    const url = await serve((req, res) => {
+      req.setEncoding('utf8')
+      req.on('data', (c: string) => (seen.body += c))
+      req.on('end', () => {
+        seen = { ...seen, method: req.method, length: req.headers['content-length'] }
+        res.writeHead(201, { 'X-Test': 'yes' }).end('[1,2]')
+      })
+    })
+    const res = await attempt({ ...get(url), method: 'POST', body: 'ü=1' }, connection, limits)
+    expect(res.status).toBe(201)
+    expect(res.headers['x-test']).toBe('yes')
+    expect(res.body.toString()).toBe('[1,2]')
+    expect(seen).toEqual({ method: 'POST', length: String(Buffer.byteLength('ü=1')), body: 'ü=1' })
+  })
+
+  it('never follows a redirect: it reports where it pointed, resolved against the request', async () => {
+    const url = await serve((_req, res) => res.writeHead(307, { Location: '/elsewhere?x=1' }).end())
+    await expect(failureOf(attempt(get(url), connection, limits))).resolves.toEqual({
+      kind: 'redirect',
+      status: 307,
+      location: `${url.origin}/elsewhere?x=1`
+    })
+  })
+
+  it('refuses a body over the cap, declared or streamed, and accepts one of exactly the cap', async () => {
+    const declared = await serve((_req, res) => res.writeHead(200, { 'Content-Length': '2048' }).end('x'.repeat(2048)))
+    await expect(failureOf(attempt(get(declared), connection, limits))).resolves.toEqual({
+      kind: 'too-large',
+      maxBytes: 1024
+    })
+    await new Promise(resolve => server!.close(resolve))
+    const streamed = await serve((_req, res) => {
+      res.writeHead(200)
+      res.write('x'.repeat(1000))
+      res.end('x'.repeat(1000))
+    })
+    await expect(failureOf(attempt(get(streamed), connection, limits))).resolves.toEqual({
+      kind: 'too-large',
+      maxBytes: 1024
+    })
+    const exact = await attempt(get(streamed, 2000), connection, limits)
+    expect(exact.body).toHaveLength(2000)
+  })
+
+  it('gives up on a server that never answers: at the idle limit, or at the attempt limit when that is shorter', async () => {
+    const url = await serve(() => undefined)
+    await expect(failureOf(attempt(get(url), connection, { timeoutMs: 5000, idleMs: 50 }))).resolves.toEqual({
+      kind: 'idle',
+      ms: 50
+    })
+    await expect(failureOf(attempt(get(url), connection, { timeoutMs: 60, idleMs: 60 }))).resolves.toEqual({
+      kind: 'timeout',
+      ms: 60
+    })
+  })
+
+  it('reports a connection that closes mid-body as aborted, or as a socket error', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Length': '100' })
+      res.write('partial')
+      setImmediate(() => res.socket?.destroy())
+    })
+    const failure = await failureOf(attempt(get(url), connection, limits))
+    expect(failure).toEqual(
+      expect.objectContaining({ kind: expect.stringMatching(/^(aborted|network)$/) as unknown as string })
+    )
+  })
+
+  it('names the socket error and the proxy it went through', async () => {
+    const url = await serve(() => undefined)
+    const port = url.port
+    await new Promise(resolve => server!.close(resolve))
+    server = undefined
+    const refused = new URL(`http://127.0.0.1:${port}/`)
+    await expect(
+      failureOf(attempt(get(refused), { ...connection, proxy: 'http://proxy.test:3128' }, limits))
+    ).resolves.toEqual({
+      kind: 'network',
+      code: 'ECONNREFUSED',
+      detail: expect.stringContaining('ECONNREFUSED'),
+      proxy: 'http://proxy.test:3128'
+    })
+  })
+})

@@ -1,0 +1,43 @@
+import { AttemptError, describeFailure, TransportFailure } from '../../src/http/errors.js'
+
+const url = new URL('https://api.example.test/v1/targets?key=k3y')
+
+describe('describeFailure', () => {
+  it.each<[TransportFailure, string]>([
+    [{ kind: 'timeout', ms: 30_000 }, 'no complete response within 30 s (timeout-seconds)'],
+    [{ kind: 'idle', ms: 10_000 }, 'the server sent nothing for 10 s'],
+    [{ kind: 'aborted' }, 'the connection closed before the response ended'],
+    [
+      { kind: 'redirect', status: 302, location: 'https://elsewhere.test/x' },
+      'the server redirected it (HTTP 302) to https://elsewhere.test/x'
+    ],
+    [{ kind: 'too-large', maxBytes: 256 * 1024 }, 'the response is larger than 256 KiB; refused'],
+    [
+      { kind: 'tls-untrusted', code: 'SELF_SIGNED_CERT_IN_CHAIN' },
+      'the TLS certificate of api.example.test is not trusted by this machine (SELF_SIGNED_CERT_IN_CHAIN)'
+    ],
+    [
+      { kind: 'tls-invalid', code: 'CERT_HAS_EXPIRED', detail: 'certificate has expired' },
+      'the TLS certificate of api.example.test is not valid (CERT_HAS_EXPIRED): certificate has expired'
+    ],
+    [{ kind: 'dns', hostname: 'api.example.test' }, 'the host api.example.test could not be resolved (ENOTFOUND)'],
+    [{ kind: 'network', code: 'ECONNRESET', detail: 'socket hang up' }, 'socket hang up'],
+    [{ kind: 'network', code: 'ECONNRESET', detail: '' }, 'ECONNRESET'],
+    [
+      { kind: 'network', code: 'ECONNREFUSED', detail: 'connect ECONNREFUSED', proxy: 'http://p.test:3128' },
+      'connect ECONNREFUSED through the proxy http://p.test:3128'
+    ]
+  ])('states %o as a fact, with no advice', (failure, text) => {
+    expect(describeFailure(failure, url)).toBe(text)
+  })
+
+  it('cuts a long redirect target', () => {
+    const text = describeFailure({ kind: 'redirect', status: 301, location: `https://x.test/${'a'.repeat(500)}` }, url)
+    expect(text.length).toBeLessThan(260)
+  })
+
+  it('gives debug lines a short code', () => {
+    expect(new AttemptError({ kind: 'network', code: 'EPIPE', detail: 'broken' }).code).toBe('EPIPE')
+    expect(new AttemptError({ kind: 'idle', ms: 1 }).code).toBe('IDLE')
+  })
+})

@@ -1,0 +1,190 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import nock from 'nock'
+import { DEFAULTS } from '../src/inputs.js'
+import { run } from '../src/main.js'
+import { captureStdout, readFileCommands } from './helpers.js'
+import { useNock } from './nock.js'
+
+useNock()
+
+const IDP = 'https://tenant.idp.test'
+const API = 'https://api.service.test'
+const SECRET = 'main-test-secret-value'
+const TOKEN = `e30.${Buffer.from(JSON.stringify({ sub: 'bot@clients' })).toString('base64url')}.sig`
+
+describe('run', () => {
+  const written = captureStdout()
+  const saved = { ...process.env }
+  let dir: string
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'm2m-main-'))
+    for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_')) delete process.env[key]
+    const inputs = {
+      ...DEFAULTS,
+      'client-id': 'client-1',
+      'client-secret': SECRET,
+      'auth-url': IDP,
+      audience: 'https://tenant.idp.test/api/v2/',
+      'base-url': API,
+      'max-attempts': '1'
+    }
+    for (const [name, value] of Object.entries(inputs)) process.env[`INPUT_${name.toUpperCase()}`] = value
+    for (const name of ['GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_STEP_SUMMARY']) {
+      process.env[name] = join(dir, name)
+      writeFileSync(join(dir, name), '')
+    }
+    process.env.RUNNER_TEMP = join(dir, 'temp')
+    mkdirSync(process.env.RUNNER_TEMP)
+  })
+  afterEach(() => {
+    process.env = { ...saved }
+    process.exitCode = undefined
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const outputs = () => readFileCommands(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8'))
+  const errors = () => written.filter(l => l.startsWith('::error::'))
+  const tempFiles = () => readdirSync(join(dir, 'temp'))
+  const token = () => nock(IDP).post('/oauth/token').reply(200, { access_token: TOKEN, expires_in: 3600 })
+
+  it('exchanges, lists, and sets every output and the summary', async () => {
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }], { Link: '</v1/targets?page=2>; rel="next"' })
+      .get('/v1/targets?page=2')
+      .reply(200, { data: [{ id: 'b' }] })
+    await run()
+    expect(process.exitCode).toBeUndefined()
+    expect(errors()).toEqual([])
+    expect(outputs()).toMatchObject({
+      token: TOKEN,
+      'token-source': 'exchange',
+      targets: '[{"id":"a"},{"id":"b"}]',
+      'target-count': '2',
+      shards: '["1/1"]'
+    })
+    expect(outputs()['sealed-token']).toMatch(/^m2m2\./)
+    expect(JSON.parse(readFileSync(outputs()['targets-file'], 'utf8'))).toEqual([{ id: 'a' }, { id: 'b' }])
+    expect(written).toContain('::group::Listing targets page by page\n')
+    expect(written).toContain('Page 2: 1 targets (2 so far)\n')
+    expect(written).toContain('::endgroup::\n')
+    expect(written).toContain('Listed 2 targets\n')
+    expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toContain('- **Targets**: 2 from')
+  })
+
+  it('logs no page group for a one-page list', async () => {
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }])
+    await run()
+    expect(written).toContain('Listed 1 target\n')
+    expect(written.some(l => l.startsWith('::group::'))).toBe(false)
+  })
+
+  it('keeps only its shard and names it', async () => {
+    process.env.INPUT_SHARD = '2/2'
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(
+        200,
+        Array.from({ length: 40 }, (_, i) => ({ id: `t${i}` }))
+      )
+    await run()
+    const count = Number(outputs()['target-count'])
+    expect(count).toBeGreaterThan(0)
+    expect(count).toBeLessThan(40)
+    expect(written).toContain(`Listed 40 targets; shard 2 of 2 holds ${count} target${count === 1 ? '' : 's'}\n`)
+  })
+
+  it('caps the shards at 256 and says why in the log', async () => {
+    process.env['INPUT_SHARD-SIZE'] = '1'
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(
+        200,
+        Array.from({ length: 300 }, (_, i) => ({ id: `t${i}` }))
+      )
+    await run()
+    expect(JSON.parse(outputs().shards)).toHaveLength(256)
+    expect(written).toContain(
+      'The shards output has 256 shards, not 300: a matrix runs at most 256 jobs, so each shard holds about 2 targets, more than shard-size (1).\n'
+    )
+  })
+
+  it('says nothing of a cap at exactly 256 shards', async () => {
+    process.env['INPUT_SHARD-SIZE'] = '1'
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(
+        200,
+        Array.from({ length: 256 }, (_, i) => ({ id: `t${i}` }))
+      )
+    await run()
+    expect(JSON.parse(outputs().shards)).toHaveLength(256)
+    expect(written.some(l => l.includes('The shards output has'))).toBe(false)
+  })
+
+  it('fails with one redacted error, no outputs and no targets file when a later page fails', async () => {
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }], { Link: '</v1/targets?page=2>; rel="next"' })
+      .get('/v1/targets?page=2')
+      .reply(401, { message: `bad token ${TOKEN}` })
+    await run()
+    expect(process.exitCode).toBe(1)
+    expect(errors()).toEqual([
+      expect.stringMatching(
+        /^::error::Failed to list targets: api\.service\.test answered HTTP 401 Unauthorized \(bad token \*\*\*\)/
+      )
+    ])
+    expect(outputs()).toEqual({})
+    expect(tempFiles()).toEqual([])
+    expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toBe('')
+    expect(written.some(l => l.startsWith('::endgroup::'))).toBe(true)
+  })
+
+  it('redacts the client secret from an identity provider error', async () => {
+    nock(IDP)
+      .post('/oauth/token')
+      .reply(401, { error: 'invalid_client', error_description: `got ${SECRET}` })
+    await run()
+    expect(errors()).toEqual([expect.stringContaining('(invalid_client: got ***)')])
+    expect(written.filter(l => !l.startsWith('::add-mask::')).join('')).not.toContain(SECRET)
+  })
+
+  it('creates no targets file with list-targets: false', async () => {
+    process.env['INPUT_LIST-TARGETS'] = 'false'
+    token()
+    await run()
+    expect(process.exitCode).toBeUndefined()
+    expect(tempFiles()).toEqual([])
+    expect(outputs().targets).toBeUndefined()
+  })
+
+  it('still succeeds, with a warning, when the summary cannot be written', async () => {
+    delete process.env.GITHUB_STEP_SUMMARY
+    token()
+    nock(API).get('/v1/targets').reply(200, [])
+    await run()
+    expect(process.exitCode).toBeUndefined()
+    expect(written).toContain('::warning::The job summary was not written: GITHUB_STEP_SUMMARY is not set\n')
+    expect(outputs()['target-count']).toBe('0')
+  })
+
+  it('writes no summary with summary: false', async () => {
+    process.env.INPUT_SUMMARY = 'false'
+    token()
+    nock(API).get('/v1/targets').reply(200, [])
+    await run()
+    expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toBe('')
+  })
+})

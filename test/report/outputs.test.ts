@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ENV_VALUE_BYTES, publish } from '../../src/report/outputs.js'
+import { Listing, MAX_OUTPUT_BYTES } from '../../src/targets/file.js'
+import { Token } from '../../src/auth/token.js'
+import { captureStdout, readFileCommands } from '../helpers.js'
+
+const token: Token = {
+  accessToken: 'header.payload.sig',
+  tokenType: 'Bearer',
+  expiresAtMs: Date.parse('2026-11-23T06:00:00Z'),
+  expiresInSeconds: 86400,
+  scope: 'read:targets',
+  source: 'exchange'
+}
+const sealed = 'm2m2.sealed'
+
+function listing(json: string | undefined, bytes: number, count = 3): Listing {
+  return { file: '/runner/temp/targets-abc.json', listed: count, count, bytes, json, preview: [] }
+}
+
+const written = captureStdout()
+let dir: string
+const saved = { ...process.env }
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-outputs-'))
+  for (const name of ['GITHUB_OUTPUT', 'GITHUB_ENV']) {
+    process.env[name] = join(dir, name)
+    writeFileSync(process.env[name] as string, '')
+  }
+})
+afterEach(() => {
+  process.env = { ...saved }
+  rmSync(dir, { recursive: true, force: true })
+})
+const outputs = () => readFileCommands(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8'))
+const warnings = () => written.filter(line => line.startsWith('::warning::'))
+
+describe('publish', () => {
+  it('sets the token outputs and, with a listing, the targets, count, file and shards', () => {
+    publish({ token, sealed, targets: { listing: listing('[1,2,3]', 7), shardCount: 2 } })
+    expect(outputs()).toEqual({
+      token: 'header.payload.sig',
+      'token-type': 'Bearer',
+      'token-source': 'exchange',
+      'expires-in': '86400',
+      'expires-at': '2026-11-23T06:00:00Z',
+      scope: 'read:targets',
+      'sealed-token': 'm2m2.sealed',
+      targets: '[1,2,3]',
+      'target-count': '3',
+      'targets-file': '/runner/temp/targets-abc.json',
+      shards: '["1/2","2/2"]'
+    })
+    expect(warnings()).toEqual([])
+  })
+
+  it('sets shards to [] for an empty listing, so a workflow can skip its matrix', () => {
+    publish({ token, sealed, targets: { listing: listing('[]', 2, 0), shardCount: 0 } })
+    expect(outputs()).toMatchObject({ shards: '[]', targets: '[]', 'target-count': '0' })
+  })
+
+  it('sets no target outputs when targets were not listed', () => {
+    publish({ token, sealed })
+    expect(Object.keys(outputs())).not.toContain('targets')
+    expect(Object.keys(outputs())).not.toContain('shards')
+  })
+
+  it('warns over 128 KiB, naming the env limit, and still sets targets', () => {
+    const json = `[${'1,'.repeat(ENV_VALUE_BYTES / 2)}1]`
+    publish({ token, sealed, targets: { listing: listing(json, Buffer.byteLength(json)), shardCount: 1 } })
+    expect(outputs().targets).toBe(json)
+    expect(warnings()).toEqual([
+      expect.stringMatching(
+        /^::warning::The targets output is 128 KiB: an env value over 128 KiB makes the next step fail \("Argument list too long"\).*targets-file.*shards/
+      )
+    ])
+  })
+
+  it('does not warn at exactly 128 KiB', () => {
+    publish({ token, sealed, targets: { listing: listing('[]', ENV_VALUE_BYTES), shardCount: 1 } })
+    expect(warnings()).toEqual([])
+  })
+
+  it('leaves targets unset over 1 MiB and says so, keeping the count, file and shards', () => {
+    publish({ token, sealed, targets: { listing: listing(undefined, MAX_OUTPUT_BYTES + 1, 9000), shardCount: 90 } })
+    const set = outputs()
+    expect(set.targets).toBeUndefined()
+    expect(set).toMatchObject({ 'target-count': '9000', 'targets-file': '/runner/temp/targets-abc.json' })
+    expect(JSON.parse(set.shards)).toHaveLength(90)
+    expect(warnings()).toEqual([expect.stringMatching(/^::warning::The targets output was not set: the list is 1 MiB/)])
+  })
+
+  it('exports the token only under the name asked for', () => {
+    publish({ token, sealed, exportVariable: 'SERVICE_TOKEN' })
+    expect(readFileCommands(readFileSync(join(dir, 'GITHUB_ENV'), 'utf8'))).toEqual({
+      SERVICE_TOKEN: 'header.payload.sig'
+    })
+  })
+
+  it('fails, printing nothing, when GITHUB_OUTPUT is missing', () => {
+    delete process.env.GITHUB_OUTPUT
+    expect(() => publish({ token, sealed })).toThrow(
+      "GITHUB_OUTPUT is not set, so the step's outputs cannot be written (run it on a runner)"
+    )
+    expect(written.join('')).not.toContain('header.payload.sig')
+  })
+
+  it('sets nothing when GITHUB_ENV is missing and a variable is to be exported', () => {
+    delete process.env.GITHUB_ENV
+    expect(() => publish({ token, sealed, exportVariable: 'SERVICE_TOKEN' })).toThrow('GITHUB_ENV is not set')
+    expect(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8')).toBe('')
+  })
+
+  it('undoes the outputs already written when a later file cannot be (a full disk)', () => {
+    writeFileSync(join(dir, 'GITHUB_OUTPUT'), 'earlier<<EOF\nkept\nEOF\n')
+    process.env.GITHUB_ENV = '/dev/full'
+    expect(() => publish({ token, sealed, exportVariable: 'SERVICE_TOKEN' })).toThrow(
+      /^Failed to write the step's outputs to GITHUB_ENV: ENOSPC.*\. No output was set\.$/
+    )
+    expect(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8')).toBe('earlier<<EOF\nkept\nEOF\n')
+  })
+
+  it('names the file that could not be written, and undoes the others', () => {
+    writeFileSync(join(dir, 'GITHUB_OUTPUT'), 'earlier<<EOF\nkept\nEOF\n')
+    process.env.GITHUB_ENV = join(dir, 'missing-dir', 'env')
+    expect(() => publish({ token, sealed, exportVariable: 'SERVICE_TOKEN' })).toThrow(
+      /^Failed to write the step's outputs to GITHUB_ENV: ENOENT/
+    )
+    expect(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8')).toBe('earlier<<EOF\nkept\nEOF\n')
+  })
+
+  it('writes values with a delimiter of their own, so a value cannot add an output', () => {
+    publish({ token: { ...token, scope: 'a\nEOF\ninjected<<EOF\nx' }, sealed })
+    expect(outputs().scope).toBe('a\nEOF\ninjected<<EOF\nx')
+    expect(outputs().injected).toBeUndefined()
+  })
+})

@@ -1,0 +1,160 @@
+import fc from 'fast-check'
+import { cell, chooseColumns, MARKDOWN_SPECIAL, renderSummary } from '../../src/report/summary.js'
+import { Listing, PREVIEW_ROWS } from '../../src/targets/file.js'
+import { Token } from '../../src/auth/token.js'
+
+/** A listing as TargetsFile describes one, without the file. */
+function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
+  return {
+    file: '/tmp/targets.json',
+    listed: targets.length,
+    count: targets.length,
+    bytes: JSON.stringify(targets).length,
+    preview: targets.slice(0, PREVIEW_ROWS),
+    ...extra
+  }
+}
+
+const now = Date.parse('2026-11-22T06:00:00Z')
+const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`
+const token: Token = {
+  accessToken: jwt({ sub: 'bot@clients' }),
+  tokenType: 'Bearer',
+  subject: 'bot@clients',
+  expiresAtMs: now + 86_400_000,
+  expiresInSeconds: 86400,
+  source: 'exchange'
+}
+const base = new URL('https://api.test/')
+
+describe('renderSummary', () => {
+  it('shows the count, expiry, subject and a table of the targets', () => {
+    const md = renderSummary(
+      token,
+      base,
+      listing([
+        { id: 't1', name: 'one', extra: { a: 1 } },
+        { id: 't2', status: 'ok' }
+      ]),
+      now
+    )
+    expect(md).toContain(
+      '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h); subject bot\\@clients'
+    )
+    expect(md).toContain('- **Targets**: 2 from https\\://api.test')
+    expect(md).toContain('| id | name | status |\n| --- | --- | --- |\n| t1 | one |  |\n| t2 |  | ok |')
+    expect(md).not.toContain(token.accessToken)
+  })
+
+  it('stays small for a huge list and says how many more there are', () => {
+    const targets = Array.from({ length: 100_000 }, (_, i) => ({ id: `t${i}`, name: 'x'.repeat(5000) }))
+    const md = renderSummary(token, base, listing(targets), now)
+    expect(md.match(/^\| t\d+ /gm)).toHaveLength(50)
+    expect(md).toContain('…and 99,950 more: all 100,000 are in the `targets-file` output.')
+    expect(Buffer.byteLength(md)).toBeLessThan(16 * 1024)
+  })
+
+  it('escapes HTML, pipes and line breaks in cells', () => {
+    const md = renderSummary(token, base, listing([{ name: '<script>x</script> | a\nb' }]), now)
+    expect(md).toContain('| \\<script\\>x\\</script\\> \\| a b |')
+  })
+
+  it('uses one column for scalar targets and notes an unlisted run', () => {
+    expect(renderSummary(token, base, listing(['a', 'b']), now)).toContain('| target |\n| --- |\n| a |\n| b |')
+    expect(renderSummary({ ...token, expiresAtMs: undefined, source: 'input' }, base, undefined, now)).toBe(
+      '## Service targets\n\n- **Token**: token input; expiry not stated; subject bot\\@clients\n- **Targets**: not listed (list-targets: false)\n'
+    )
+  })
+
+  it('names the shard and counts it against the whole listing', () => {
+    const md = renderSummary(
+      token,
+      base,
+      listing([{ id: 'a' }], { count: 512, listed: 10_240, shard: { index: 3, count: 20 } }),
+      now
+    )
+    expect(md).toContain('- **Targets**: Shard 3 of 20: 512 of 10,240 targets, from https\\://api.test')
+    expect(md).toContain('…and 511 more: all 512 are in the `targets-file` output.')
+  })
+
+  it('orders the common fields as people read them', () => {
+    const all = ['address', 'host', 'url', 'state', 'status', 'kind', 'type', 'title', 'display_name', 'name', 'id']
+    const target = Object.fromEntries(all.map(k => [k, k]))
+    expect(chooseColumns([target])).toEqual(['id', 'name', 'display_name', 'title', 'type'])
+    expect(chooseColumns([{ address: 1, host: 2, url: 3, state: 4, kind: 5 }])).toEqual([
+      'kind',
+      'state',
+      'url',
+      'host',
+      'address'
+    ])
+  })
+
+  it('takes a field absent from some targets, and a null as a scalar, but never a nested object', () => {
+    expect(chooseColumns([{ id: 1 }, { z: null }, { nested: { a: 1 } }, ['array']])).toEqual(['id', 'z'])
+    expect(chooseColumns([{ flag: true, nested: [1] }])).toEqual(['flag'])
+  })
+
+  it('says when the token expires, and cuts long cells', () => {
+    const md = renderSummary({ ...token, source: 'sealed' }, base, listing([{ id: 'x'.repeat(200) }]), now)
+    expect(md).toContain(
+      '- **Token**: reused a sealed token; expires 2026-11-23T06:00:00Z (in 24 h); subject bot\\@clients'
+    )
+    expect(md).toContain(`| ${'x'.repeat(79)}… |`)
+    expect(md).not.toContain('x'.repeat(80))
+  })
+
+  it('keeps a cell of exactly 80 characters whole', () => {
+    expect(cell('y'.repeat(80))).toBe('y'.repeat(80))
+    expect(cell('y'.repeat(81))).toBe(`${'y'.repeat(79)}…`)
+    expect(cell(undefined)).toBe('')
+    expect(cell(42)).toBe('42')
+  })
+
+  it('shows a target that is an object without scalar fields as JSON in one column', () => {
+    expect(renderSummary(token, base, listing([{ nested: { a: 1 } }]), now)).toContain(
+      '| target |\n| --- |\n| {"nested"\\:{"a"\\:1}} |'
+    )
+  })
+
+  it('chooses common fields first, then other scalar fields, at most five', () => {
+    expect(chooseColumns([{ z: 1, nested: {}, status: 'a', id: 1, b: 2, c: 3, d: 4 }])).toEqual([
+      'id',
+      'status',
+      'z',
+      'b',
+      'c'
+    ])
+    expect(chooseColumns([1, 2])).toBeUndefined()
+  })
+})
+
+describe('cell: service data stays inert Markdown', () => {
+  it.each([
+    ['[Session expired](https://evil.example/login)', '\\[Session expired\\]\\(https\\://evil.example/login\\)'],
+    ['![pixel](https://evil.example/p.png)', '\\!\\[pixel\\]\\(https\\://evil.example/p.png\\)'],
+    ['*bold* _it_ ~~gone~~', '\\*bold\\* \\_it\\_ \\~\\~gone\\~\\~'],
+    ['https://evil.example/login', 'https\\://evil.example/login'],
+    ['go to www.evil.example now', 'go to www\\.evil.example now'],
+    ['mail admin@evil.example', 'mail admin\\@evil.example'],
+    ['<img src=x onerror=alert(1)>', '\\<img src=x onerror=alert\\(1\\)\\>'],
+    ['&lt;b&gt;', '\\&lt;b\\&gt;'],
+    ['$x^2$ `code` a\\b', '\\$x^2\\$ \\`code\\` a\\\\b']
+  ])('renders %j as text', (value, escaped) => {
+    expect(cell(value)).toBe(escaped)
+  })
+
+  it('escapes every active character, and unescaping gives the text back, for any string', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), text => {
+        const out = cell(text)
+        const unescaped = out.replace(/\\(.)/g, '$1')
+        const bare = out.replace(/\\./g, '')
+        // eslint-disable-next-line no-control-regex
+        const expected = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
+        return unescaped === expected && !new RegExp(MARKDOWN_SPECIAL.source).test(bare) && !/www\./i.test(bare)
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})

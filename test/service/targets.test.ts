@@ -1,0 +1,240 @@
+import nock from 'nock'
+import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
+import { ResponseError } from '../../src/service/operation.js'
+import { recordingHttp } from '../helpers.js'
+import { useNock } from '../nock.js'
+import fc from 'fast-check'
+import { jsonish, valueOrClearError } from '../helpers.js'
+
+useNock()
+
+const API = 'https://api.service.test'
+const TOKEN = 'header.payload.signature'
+
+/** Lists, collecting the targets as they stream; resolves to the whole list. */
+async function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []): Promise<unknown[]> {
+  const targets: unknown[] = []
+  const total = await listTargets(recordingHttp().http, {
+    baseUrl: new URL(baseUrl),
+    token: TOKEN,
+    maxPages,
+    onTargets: page => targets.push(...page),
+    onPage: (_page, count) => pages.push(count)
+  })
+  expect(total).toBe(targets.length)
+  return targets
+}
+
+describe('listTargets', () => {
+  it('sends the bearer token and Accept header to {base-url}/v1/targets', async () => {
+    nock(API, { reqheaders: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' } })
+      .get('/prefix/v1/targets')
+      .reply(200, [{ id: 1 }])
+    await expect(list(`${API}/prefix/`)).resolves.toEqual([{ id: 1 }])
+  })
+
+  it.each(['targets', 'data', 'items', 'results'])('accepts an object holding the list under %s', async key => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { [key]: ['a', 'b'], total: 2 })
+    await expect(list()).resolves.toEqual(['a', 'b'])
+  })
+
+  it('follows Link rel="next" headers, relative and absolute, to the end', async () => {
+    const pages: number[] = []
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [1, 2], { Link: '</v1/targets?page=2>; rel="next", </v1/targets?page=9>; rel="last"' })
+      .get('/v1/targets?page=2')
+      .reply(200, [3], { Link: `<${API}/v1/targets?page=3>; rel=next` })
+      .get('/v1/targets?page=3')
+      .reply(200, [4])
+    await expect(list(API, 1000, pages)).resolves.toEqual([1, 2, 3, 4])
+    expect(pages).toEqual([2, 1, 1])
+  })
+
+  it('follows a next URL in the body', async () => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { targets: [1], next: 'v1/targets?cursor=abc' })
+      .get('/v1/v1/targets?cursor=abc')
+      .reply(200, { targets: [2], next: '/v1/targets?cursor=def' })
+      .get('/v1/targets?cursor=def')
+      .reply(200, { targets: [3], next: null })
+    await expect(list()).resolves.toEqual([1, 2, 3])
+  })
+
+  it('refuses a next link to another origin, and sends nothing there', async () => {
+    nock(API).get('/v1/targets').reply(200, [1], { Link: '<https://evil.test/v1/targets?page=2>; rel="next"' })
+    const evil = nock('https://evil.test').get(/.*/).reply(200, [])
+    await expect(list()).rejects.toThrow(
+      'Failed to list targets: the next-page link points to another origin (https://evil.test, not https://api.service.test)'
+    )
+    expect(evil.isDone()).toBe(false)
+  })
+
+  it('refuses a next link seen before', async () => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { items: [1], next: '/v1/targets?page=2' })
+      .get('/v1/targets?page=2')
+      .reply(200, { items: [2], next: '/v1/targets' })
+    await expect(list()).rejects.toThrow('was already listed (a pagination loop)')
+  })
+
+  it('fails rather than cutting the list at max-pages', async () => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { items: [1], next: '/v1/targets?page=2' })
+      .get('/v1/targets?page=2')
+      .reply(200, { items: [2], next: '/v1/targets?page=3' })
+    await expect(list(API, 2)).rejects.toThrow(
+      'the list has more than max-pages (2) pages; 2 targets so far. Raise max-pages'
+    )
+  })
+
+  it('stops at max-pages exactly when the last page has no next link', async () => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, { items: [1], next: '/v1/targets?page=2' })
+      .get('/v1/targets?page=2')
+      .reply(200, { items: [2] })
+    await expect(list(API, 2)).resolves.toEqual([1, 2])
+  })
+
+  it.each([
+    [401, /HTTP 401 Unauthorized \(Invalid token\)\. The service refused the token/],
+    [
+      403,
+      /HTTP 403 Forbidden \(Invalid token\)\. The token is valid but the organisation's bot user may not list targets: add the bot user to a group/
+    ],
+    [
+      404,
+      /HTTP 404 Not Found \(Invalid token\)\. Check base-url \(https:\/\/api\.service\.test\/\): targets are listed at \{base-url\}\/v1\/targets/
+    ],
+    [500, /HTTP 500 Internal Server Error after 3 attempts \(Invalid token\)\. The service failed: re-run later/],
+    [
+      429,
+      /HTTP 429 Too Many Requests after 3 attempts \(Invalid token\)\. The service is rate-limiting requests: re-run later\.$/
+    ],
+    [409, /HTTP 409 Conflict \(Invalid token\)\. Check the base-url input\.$/]
+  ])('turns HTTP %i into an error that says what to do', async (status, message) => {
+    nock(API).get('/v1/targets').times(3).reply(status, { message: 'Invalid token' })
+    await expect(list()).rejects.toThrow(message)
+  })
+})
+
+describe('parseTargetsBody', () => {
+  it.each([
+    ['<html>login</html>', 'is not valid JSON: "<html>login</html>"'],
+    [
+      '{"count": 3, "page": 1}',
+      'is a JSON object without a targets, data, items, results array (its keys: count, page)'
+    ],
+    ['"targets"', 'is JSON string, not a list of targets'],
+    ['null', 'is JSON null, not a list of targets'],
+    ['{"targets": [], "next": 5}', 'has a next field that is not a URL string']
+  ])('names what is wrong with %s', (body, message) => {
+    expect(() => parseTargetsBody(body)).toThrow(`the service's response ${message}`)
+    expect(() => parseTargetsBody(body)).toThrow(ResponseError)
+  })
+
+  it('lists no more than ten of the keys of an object without a list', () => {
+    const keys = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, i]))
+    expect(() => parseTargetsBody(JSON.stringify(keys))).toThrow('(its keys: k0, k1, k2, k3, k4, k5, k6, k7, k8, k9)')
+    expect(() => parseTargetsBody('{}')).toThrow('(its keys: none)')
+  })
+
+  it('accepts a null next as the end', () => {
+    expect(parseTargetsBody('{"results": [1], "next": null}')).toEqual({ targets: [1], next: undefined })
+  })
+
+  it('prefers the first list key in order and treats an empty next as the end', () => {
+    expect(parseTargetsBody('{"data": [1], "items": [2], "next": ""}')).toEqual({ targets: [1], next: undefined })
+  })
+})
+
+describe('nextFromLinkHeader', () => {
+  it.each([
+    ['<https://a.test/?p=2>; rel="next"', 'https://a.test/?p=2'],
+    ['<https://a.test/?p=1>; rel="prev", <https://a.test/?p=3>; rel="next"', 'https://a.test/?p=3'],
+    ['</x?a=1,2>; title="a, b"; rel="prev next"', '/x?a=1,2'],
+    ['<https://a.test/?p=2>; REL=NEXT', 'https://a.test/?p=2'],
+    ['<https://a.test/?p=2>; rel="nextpage"', undefined],
+    ['<https://a.test/?p=2>; rel="last"', undefined],
+    ['garbage', undefined],
+    ['', undefined]
+  ])('%s -> %s', (header, next) => {
+    expect(nextFromLinkHeader(header)).toBe(next)
+  })
+})
+
+describe('under random input', () => {
+  it('parseTargetsBody yields an array or a clear error', () => {
+    const bodies = fc.oneof(
+      jsonish,
+      fc
+        .record(
+          {
+            targets: fc.anything(),
+            data: fc.anything(),
+            items: fc.array(fc.anything()),
+            next: fc.oneof(fc.string(), fc.integer(), fc.constant(null))
+          },
+          { requiredKeys: [] }
+        )
+        .map(v => JSON.stringify(v))
+    )
+    fc.assert(
+      fc.property(bodies, text => {
+        if (!valueOrClearError(() => parseTargetsBody(text), "the service's response ")) return false
+        try {
+          const page = parseTargetsBody(text)
+          return Array.isArray(page.targets) && (page.next === undefined || typeof page.next === 'string')
+        } catch {
+          return true
+        }
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it('nextFromLinkHeader never throws and only returns what was between < and >', () => {
+    const linkish = fc.oneof(
+      fc.string(),
+      fc
+        .array(
+          fc.record({
+            url: fc.webUrl(),
+            rel: fc.constantFrom('next', 'prev', 'last', '"next"', '"prev next"', 'NEXT', 'nextpage'),
+            extra: fc.constantFrom('', '; title="a, b; c"', '; type=text/html', ';;')
+          })
+        )
+        .map(links => links.map(l => `<${l.url}>; rel=${l.rel}${l.extra}`).join(', '))
+    )
+    fc.assert(
+      fc.property(linkish, header => {
+        const next = nextFromLinkHeader(header)
+        return next === undefined || header.includes(`<${next}>`) || header.includes(`<${next}`)
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
+  it('finds the next link among generated links exactly when one has rel next', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ url: fc.webUrl(), rel: fc.constantFrom('next', 'prev', 'last', 'first') }), {
+          minLength: 1,
+          maxLength: 5
+        }),
+        links => {
+          const header = links.map(l => `<${l.url}>; rel="${l.rel}"`).join(', ')
+          const expected = links.find(l => l.rel === 'next')?.url
+          return nextFromLinkHeader(header) === expected
+        }
+      ),
+      { numRuns: 2000 }
+    )
+  })
+})

@@ -1,0 +1,96 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { shardOf } from '../../src/targets/shards.js'
+import { MAX_OUTPUT_BYTES, PREVIEW_ROWS, TargetsFile } from '../../src/targets/file.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-targets-file-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const page = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${from + i}` }))
+
+describe('TargetsFile', () => {
+  it('writes the pages as one JSON array, readable by its owner only', () => {
+    const file = new TargetsFile({ dir })
+    file.add(page(0, 3))
+    file.add([])
+    file.add(page(3, 2))
+    const listing = file.finish()
+    const text = readFileSync(listing.file, 'utf8')
+    expect(JSON.parse(text)).toEqual(page(0, 5))
+    expect(listing).toMatchObject({ listed: 5, count: 5, bytes: Buffer.byteLength(text), json: text })
+    expect(statSync(listing.file).mode & 0o777).toBe(0o600)
+  })
+
+  it('writes [] for an empty listing', () => {
+    const listing = new TargetsFile({ dir }).finish()
+    expect(readFileSync(listing.file, 'utf8')).toBe('[]')
+    expect(listing).toMatchObject({ listed: 0, count: 0, json: '[]', preview: [] })
+  })
+
+  it('streams: what a page added is on disk before the listing ends', () => {
+    const file = new TargetsFile({ dir })
+    file.add(page(0, 2))
+    expect(readFileSync(file.path, 'utf8')).toBe('[{"id":"t0"},{"id":"t1"}')
+    file.discard()
+  })
+
+  it('keeps only the shard, counting the whole listing', () => {
+    const file = new TargetsFile({ dir, shard: { index: 2, count: 3 } })
+    const all = page(0, 300)
+    for (let i = 0; i < 300; i += 50) file.add(all.slice(i, i + 50))
+    const listing = file.finish()
+    const expected = all.filter(t => shardOf(t, 3) === 2)
+    expect(JSON.parse(readFileSync(listing.file, 'utf8'))).toEqual(expected)
+    expect(listing).toMatchObject({ listed: 300, count: expected.length, shard: { index: 2, count: 3 } })
+  })
+
+  it(`previews the first ${PREVIEW_ROWS} targets only`, () => {
+    const file = new TargetsFile({ dir })
+    file.add(page(0, 30))
+    file.add(page(30, 30))
+    expect(file.finish().preview).toEqual(page(0, PREVIEW_ROWS))
+  })
+
+  it('holds the JSON for the targets output up to 1 MiB and not past it', () => {
+    const id = 'x'.repeat(1000)
+    const fits = new TargetsFile({ dir })
+    // 1,034 targets of 1,013 bytes each, with commas and brackets: 1,048,477 bytes, just under 1 MiB.
+    const target = (i: number) => ({ id: `${id}${String(i).padStart(4, '0')}` })
+    const small = Array.from({ length: 1034 }, (_, i) => target(i))
+    fits.add(small)
+    const under = fits.finish()
+    expect(under.bytes).toBe(1_048_477)
+    expect(under.bytes).toBeLessThanOrEqual(MAX_OUTPUT_BYTES)
+    expect(under.json).toBe(readFileSync(under.file, 'utf8'))
+
+    const over = new TargetsFile({ dir })
+    over.add(small)
+    over.add([target(9999)])
+    const listing = over.finish()
+    expect(listing.bytes).toBeGreaterThan(MAX_OUTPUT_BYTES)
+    expect(listing.json).toBeUndefined()
+    expect(JSON.parse(readFileSync(listing.file, 'utf8'))).toHaveLength(1035)
+  })
+
+  it('accepts a list of exactly the size cap', () => {
+    const file = new TargetsFile({ dir, maxBytes: 2 + JSON.stringify(page(0, 3)).length - 2 })
+    file.add(page(0, 3))
+    expect(file.finish().count).toBe(3)
+  })
+
+  it('fails past the size cap, and discard leaves nothing behind', () => {
+    const file = new TargetsFile({ dir, maxBytes: 100 })
+    file.add(page(0, 3))
+    expect(() => file.add(page(3, 10))).toThrow(
+      /^Failed to list targets: the list is larger than 100 B \(13 targets so far\), more than this action writes to disk/
+    )
+    file.discard()
+    expect(readdirSync(dir)).toEqual([])
+    file.discard() // twice is harmless
+    expect(existsSync(file.path)).toBe(false)
+  })
+})
