@@ -10,7 +10,7 @@
 // floor, the old key derivation) or a size, so a healthy checkout exits 0 on any machine and a
 // regression exits 1; `node -e 0` and curl + jq are printed for scale only. Needs Node 24; curl and jq for the baseline.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -49,7 +49,7 @@ function serve(handler) {
 }
 
 const idp = await serve((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(TOKEN_BODY))
-const api = await serve((req, res) => {
+const apiHandler = (req, res) => {
   const url = new URL(req.url, 'http://x')
   if (url.pathname === '/small/v1/targets')
     return res.writeHead(200, { 'Content-Type': 'application/json' }).end(SMALL_BODY)
@@ -59,7 +59,8 @@ const api = await serve((req, res) => {
   const headers = { 'Content-Type': 'application/json' }
   if (page < pages) headers.Link = `</large/${pages}/v1/targets?page=${page + 1}>; rel="next"`
   res.writeHead(200, headers).end(PAGE_BODIES[page - 1])
-})
+}
+const api = await serve(apiHandler)
 
 const dir = mkdtempSync(join(tmpdir(), 'm2m-bench-'))
 function runnerEnv(baseUrl, authUrl = idp.url) {
@@ -180,8 +181,57 @@ for (const count of SCALES) {
     const { stdout } = await timed('python3', ['-c', rssScript, process.execPath, action], env)
     const [ms, kib] = stdout.trim().split(' ').map(Number)
     scale[count].push({ ms, mib: kib / 1024 })
+    if (count === 1_000_000 && i === 0) {
+      // Keep this listing's file as the snapshot a shard job reads (issue: one listing per run).
+      const written = readdirSync(dir).find(f => f.startsWith('targets-'))
+      renameSync(join(dir, written), join(dir, 'snapshot.json'))
+    }
     for (const f of readdirSync(dir)) if (f.startsWith('targets-')) rmSync(join(dir, f))
   }
+}
+
+// Reading a 1,000,000-target snapshot as a shard job does (shard 1 of 256): no listing request.
+const snapshotRuns = []
+for (let i = 0; i < LARGE_RUNS; i++) {
+  const env = {
+    ...runnerEnv(`${api.url}/large/1`),
+    'INPUT_TARGETS-FROM': join(dir, 'snapshot.json'),
+    INPUT_SHARD: '1/256'
+  }
+  const { stdout } = await timed('python3', ['-c', rssScript, process.execPath, action], env)
+  const [ms, kib] = stdout.trim().split(' ').map(Number)
+  snapshotRuns.push({ ms, mib: kib / 1024 })
+  for (const f of readdirSync(dir)) if (f.startsWith('targets-')) rmSync(join(dir, f))
+}
+
+// One shard job of a fan-out over 100,000 targets (500 pages of 200) in 256 shards, against a
+// service 20 ms away: listing again against reading the snapshot. Requests are counted at the
+// service; the artifact's transfer is GitHub's and is not measured here.
+const SHARD_LATENCY_MS = 20
+let slowRequests = 0
+const slowApi = await serve((req, res) => {
+  slowRequests++
+  setTimeout(() => apiHandler(req, res), SHARD_LATENCY_MS)
+})
+const shardJob = async snapshot => {
+  slowRequests = 0
+  const env = { ...runnerEnv(`${slowApi.url}/large/500`), INPUT_SHARD: '1/256' }
+  if (snapshot) env['INPUT_TARGETS-FROM'] = snapshot
+  const { ms } = await timed(process.execPath, [action], env)
+  for (const f of readdirSync(dir)) if (f.startsWith('targets-')) rmSync(join(dir, f))
+  return { ms, requests: slowRequests }
+}
+const again = await shardJob()
+// The list job's listing, whose file every shard job then reads.
+slowRequests = 0
+await timed(process.execPath, [action], runnerEnv(`${slowApi.url}/large/500`))
+const listRequests = slowRequests
+const written100k = readdirSync(dir).find(f => f.startsWith('targets-'))
+const fromSnapshot = await shardJob(join(dir, written100k))
+slowApi.server.close()
+const fanOut = {
+  again: { requests: listRequests + 256 * again.requests, shardMs: again.ms },
+  snapshot: { requests: listRequests + 256 * fromSnapshot.requests, shardMs: fromSnapshot.ms }
 }
 
 for (const s of [idp, api, farIdp, farApi]) s.server.close()
@@ -237,8 +287,32 @@ const goals = [
   ['bundle (all of dist/*.js)', `${bundleKb.toFixed(0)} KB`, '<= 100 KB', bundleKb <= 100],
   ['100,000 targets, wall', `${(scaleMs(100_000) / 1000).toFixed(2)} s`, '', true],
   ['100,000 targets, peak RSS', `${scaleMib(100_000).toFixed(0)} MiB`, '< 100 MiB', scaleMib(100_000) < 100],
-  ['1,000,000 targets, wall', `${(scaleMs(1_000_000) / 1000).toFixed(2)} s`, '< 3 s', scaleMs(1_000_000) < 3000],
-  ['1,000,000 targets, peak RSS', `${scaleMib(1_000_000).toFixed(0)} MiB`, '< 200 MiB', scaleMib(1_000_000) < 200]
+  ['1,000,000 targets, wall', `${(scaleMs(1_000_000) / 1000).toFixed(2)} s`, '', true],
+  ['1,000,000 targets, peak RSS', `${scaleMib(1_000_000).toFixed(0)} MiB`, '< 200 MiB', scaleMib(1_000_000) < 200],
+  [
+    'reading a 1,000,000-target snapshot (shard 1/256), wall',
+    `${(median(snapshotRuns.map(r => r.ms)) / 1000).toFixed(2)} s`,
+    '',
+    true
+  ],
+  [
+    'reading a 1,000,000-target snapshot, peak RSS',
+    `${median(snapshotRuns.map(r => r.mib)).toFixed(0)} MiB`,
+    '< 150 MiB',
+    median(snapshotRuns.map(r => r.mib)) < 150
+  ],
+  [
+    `fan-out, 100,000 targets, 256 shards: requests per run, listing again / snapshot`,
+    `${fanOut.again.requests} / ${fanOut.snapshot.requests}`,
+    'snapshot = pages',
+    fanOut.snapshot.requests === listRequests
+  ],
+  [
+    `one shard job, service ${SHARD_LATENCY_MS} ms away: listing again / snapshot`,
+    `${(fanOut.again.shardMs / 1000).toFixed(2)} s / ${(fanOut.snapshot.shardMs / 1000).toFixed(2)} s`,
+    'snapshot < listing again',
+    fanOut.snapshot.shardMs < fanOut.again.shardMs
+  ]
 ]
 
 console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, medians (token + 100 targets on loopback)`)

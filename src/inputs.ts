@@ -23,6 +23,12 @@ export interface Inputs {
   readonly shardSize: number
   /** Keep only this shard of the listing. */
   readonly shard?: Shard
+  /** Read the targets from this file or directory (a snapshot an earlier step wrote) instead of listing. */
+  readonly targetsFrom?: string
+  /** The digest the snapshot must have: sha256:<hex>. */
+  readonly targetsDigest?: string
+  /** Whether to set the targets output (a fan-out's mint step does not need it). */
+  readonly targetsOutput: boolean
   readonly summary: boolean
 }
 
@@ -34,6 +40,7 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'max-pages': '1000',
   'shard-size': '100',
   summary: 'true',
+  'targets-output': 'true',
   'min-validity-seconds': '300',
   'token-request-format': 'json',
   'client-auth': 'post'
@@ -62,6 +69,8 @@ export function getInputs(): Inputs {
     minValiditySeconds: integer('min-validity-seconds', 0, 31_536_000),
     listTargets: boolean('list-targets'),
     shard: shard('list-targets'),
+    ...snapshot('list-targets'),
+    targetsOutput: boolean('targets-output'),
     summary: boolean('summary'),
     baseUrl: url('base-url', { required: true }),
     exportVariable: variableName('export-variable')
@@ -175,6 +184,23 @@ function shard(listTargetsInput: string): Shard | undefined {
     throw new Error('Input shard needs the targets listed: remove shard, or set list-targets to true')
   }
   return parsed
+}
+
+function snapshot(listTargetsInput: string): { targetsFrom?: string; targetsDigest?: string } {
+  const targetsFrom = core.getInput('targets-from') || undefined
+  const targetsDigest = core.getInput('targets-digest').toLowerCase() || undefined
+  if (targetsDigest && !targetsFrom) {
+    throw new Error('Input targets-digest checks the file of targets-from: set targets-from too, or remove it')
+  }
+  if (targetsDigest && !/^sha256:[0-9a-f]{64}$/.test(targetsDigest)) {
+    throw new Error(
+      `Input targets-digest must be sha256: and 64 hex digits, as the targets-digest output gives it, got "${targetsDigest}"`
+    )
+  }
+  if (targetsFrom && !boolean(listTargetsInput)) {
+    throw new Error('Input targets-from gives the targets: remove list-targets: false')
+  }
+  return { targetsFrom, targetsDigest }
 }
 
 function integer(name: string, min: number, max: number): number {

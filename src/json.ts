@@ -8,3 +8,45 @@ export function parseJsonObject(text: string): Record<string, unknown> | null | 
   }
   return json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : null
 }
+
+/** A number kept as the text the server sent, which JSON.stringify writes back verbatim (Node 24). */
+export interface RawNumber {
+  readonly rawJSON: string
+}
+
+interface JsonWithRawText {
+  rawJSON(text: string): RawNumber
+  isRawJSON(value: unknown): value is RawNumber
+}
+const json = JSON as unknown as JSON & JsonWithRawText
+
+/**
+ * A number whose text a JavaScript number would change: more than 15 digits in a row (dots
+ * included), an exponent, a fraction ending in 0, or -0. Strings can match too: that only costs
+ * the slower exact parse.
+ */
+const MAY_CHANGE_NUMBERS = /\d[\d.]{15}|\d[eE]|\.\d*0(?!\d)|-0(?![.\d])/
+
+/**
+ * JSON.parse, but every number that a JavaScript number cannot hold as sent (64-bit ids such as
+ * 9007199254740993, 1e400, 1.50) is kept as its source text, written back as it came. Numbers that
+ * survive the round trip stay numbers.
+ */
+export function parseExact(text: string): unknown {
+  if (!MAY_CHANGE_NUMBERS.test(text)) return JSON.parse(text)
+  return JSON.parse(text, exactNumber as (key: string, value: unknown) => unknown)
+}
+
+function exactNumber(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value !== 'number' || context?.source === undefined) return value
+  return String(value) === context.source ? value : json.rawJSON(context.source)
+}
+
+export function isRawNumber(value: unknown): value is RawNumber {
+  return json.isRawJSON(value)
+}
+
+/** A number's text as the server sent it: kept raw, or the number's own when that is the same. */
+export function numberText(value: number | RawNumber): string {
+  return typeof value === 'number' ? String(value) : value.rawJSON
+}

@@ -87,3 +87,38 @@ it('lets Dependabot update the npm packages and the pinned actions, grouped', ()
   expect(config.updates.map(u => u['package-ecosystem']).sort()).toEqual(['github-actions', 'npm'])
   for (const update of config.updates) expect(Object.keys(update.groups ?? {}).length).toBeGreaterThan(0)
 })
+
+describe('pins in the README', () => {
+  // The actions the README's examples and our workflows use, each at one reviewed release.
+  const PINS: Record<string, string> = {
+    'actions/checkout': '3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1',
+    'actions/setup-node': '820762786026740c76f36085b0efc47a31fe5020 # v7.0.0',
+    'actions/upload-artifact': 'bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0',
+    'actions/download-artifact': '3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1'
+  }
+  const pinsIn = (text: string) =>
+    usesLines(text)
+      .map(l => /^uses:\s*([\w.-]+\/[\w.-]+)@(\S+)(.*)$/.exec(l))
+      .filter((m): m is RegExpExecArray => !!m && m[1] in PINS)
+      .map(m => ({ action: m[1], pin: `${m[2]}${m[3]}`.trim() }))
+
+  it('pins every action the README uses, other than this one, to the release the workflows use', () => {
+    const readme = readFileSync('README.md', 'utf8')
+    const used = pinsIn(readme)
+    expect(used.map(u => u.action)).toEqual(
+      expect.arrayContaining(['actions/upload-artifact', 'actions/download-artifact'])
+    )
+    for (const { action, pin } of used) expect({ action, pin }).toEqual({ action, pin: PINS[action] })
+    for (const line of usesLines(readme).filter(l => !l.includes('m2m-org/m2m-targets-action'))) {
+      expect({ line, problems: pinProblems(line) }).toEqual({ line, problems: [] })
+    }
+  })
+
+  it('holds the workflows to the same list', () => {
+    for (const file of files) {
+      for (const { action, pin } of pinsIn(readFileSync(join(DIR, file), 'utf8'))) {
+        expect({ file, action, pin }).toEqual({ file, action, pin: PINS[action] })
+      }
+    }
+  })
+})

@@ -4,22 +4,19 @@ import { appendFileSync, statSync, truncateSync } from 'node:fs'
 import { Token } from '../auth/token.js'
 import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
-import { Listing, MAX_OUTPUT_BYTES } from '../targets/file.js'
+import { Collected } from '../targets/collect.js'
+import { MAX_OUTPUT_BYTES } from '../targets/file.js'
 import { shardList } from '../targets/shards.js'
 
 /** Linux refuses an environment value over 128 KiB (MAX_ARG_STRLEN): `env: X: ${{ … }}` breaks past it. */
 export const ENV_VALUE_BYTES = 128 * 1024
 
-export interface TargetOutputs {
-  readonly listing: Listing
-  /** The number of shards the whole listing makes. */
-  readonly shardCount: number
-}
-
 export interface Published {
   readonly token: Token
   readonly sealed?: string
-  readonly targets?: TargetOutputs
+  readonly targets?: Collected
+  /** Whether to set the targets output: false leaves it out, and its size warnings. */
+  readonly targetsOutput?: boolean
   readonly exportVariable?: string
 }
 
@@ -27,7 +24,7 @@ export interface Published {
  * Writes every output, and the exported variable, all or nothing: the runner reads file commands
  * even from a failed step, so a write that fails midway is undone before the step fails.
  */
-export function publish({ token, sealed, targets, exportVariable }: Published): void {
+export function publish({ token, sealed, targets, targetsOutput = true, exportVariable }: Published): void {
   const outputs: Record<string, string> = {
     token: token.accessToken,
     'token-type': token.tokenType,
@@ -37,7 +34,7 @@ export function publish({ token, sealed, targets, exportVariable }: Published): 
     scope: token.scope ?? '',
     'sealed-token': sealed ?? ''
   }
-  if (targets) Object.assign(outputs, targetOutputs(targets))
+  if (targets) Object.assign(outputs, targetOutputs(targets, targetsOutput))
   const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
   if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
   writeFileCommands(writes)
@@ -85,12 +82,15 @@ function fileCommand([name, value]: [string, string]): string {
   return `${name}<<${delimiter}\n${value}\n${delimiter}\n`
 }
 
-function targetOutputs({ listing, shardCount }: TargetOutputs): Record<string, string> {
+function targetOutputs({ listing, shardCount, from }: Collected, targetsOutput: boolean): Record<string, string> {
   const outputs: Record<string, string> = {
     'target-count': String(listing.count),
     'targets-file': listing.file,
     shards: JSON.stringify(shardList(shardCount))
   }
+  // The digest a later job checks its copy of this file against: only a listing makes a new list.
+  if (from === 'listing') outputs['targets-digest'] = listing.digest
+  if (!targetsOutput) return outputs
   const size = formatBytes(listing.bytes)
   if (listing.json === undefined) {
     core.warning(

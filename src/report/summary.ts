@@ -1,5 +1,6 @@
 import { Token } from '../auth/token.js'
 import { formatCount, formatDuration, isoSeconds } from '../format.js'
+import { isRawNumber } from '../json.js'
 import { redact } from '../secrets.js'
 import { Listing } from '../targets/file.js'
 
@@ -20,7 +21,7 @@ const PREFERRED_COLUMNS = [
 ]
 
 /** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
-export function renderSummary(token: Token, baseUrl: URL, listing: Listing | undefined, now: number): string {
+export function renderSummary(token: Token, from: string, listing: Listing | undefined, now: number): string {
   const lines = ['## Service targets', '']
   const { subject } = token
   const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
@@ -39,7 +40,7 @@ export function renderSummary(token: Token, baseUrl: URL, listing: Listing | und
   const counted = shard
     ? `Shard ${shard.index} of ${shard.count}: ${formatCount(listing.count)} of ${formatCount(listing.listed)} targets,`
     : formatCount(listing.count)
-  lines.push(`- **Targets**: ${counted} from ${cell(baseUrl.origin)}`, '')
+  lines.push(`- **Targets**: ${counted} from ${cell(from)}`, '')
   const shown = listing.preview
   const columns = chooseColumns(shown)
   if (shown.length > 0) {
@@ -72,7 +73,7 @@ export function chooseColumns(targets: readonly unknown[]): string[] | undefined
 }
 
 function isScalar(value: unknown): boolean {
-  return value === null || ['string', 'number', 'boolean'].includes(typeof value)
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value) || isRawNumber(value)
 }
 
 /**

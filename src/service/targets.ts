@@ -1,4 +1,5 @@
 import { Http } from '../http/client.js'
+import { parseExact } from '../json.js'
 import { excerpt } from '../secrets.js'
 import { joinPath } from '../url.js'
 import { OperationError, perform, ResponseError } from './operation.js'
@@ -109,7 +110,7 @@ export interface TargetsPage {
 export function parseTargetsBody(text: string): TargetsPage {
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = parseExact(text)
   } catch {
     throw new ResponseError(`the service's response is not valid JSON: "${excerpt(text, 120)}"`)
   }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { formatBytes, formatCount } from '../format.js'
-import { Shard, shardOf } from './shards.js'
+import { hasId, Shard, shardOf } from './shards.js'
 
 /** The most targets JSON one listing may write: past it the step fails rather than fill the disk. */
 const MAX_LIST_BYTES = 2 * 1024 * 1024 * 1024
@@ -31,39 +31,50 @@ export interface Listing {
   readonly json?: string
   /** The first PREVIEW_ROWS kept targets, for the job summary. */
   readonly preview: readonly unknown[]
+  /** "sha256:" and the hex SHA-256 of the file's bytes. */
+  readonly digest: string
+  /** Listed targets with no string or number id: a shard places them by their JSON. */
+  readonly withoutId: number
 }
 
 /**
  * The targets JSON file, written page by page as the listing arrives (readable by its owner only),
- * so that memory is bounded by a page and not by the list.
+ * so that memory is bounded by a page and not by the list. One target per line inside the array:
+ * still a plain JSON array for jq, and easy to stream back (src/targets/snapshot.ts).
  */
 export class TargetsFile {
   readonly path: string
   private fd: number | undefined
   private readonly maxBytes: number
   private listed = 0
+  private withoutId = 0
   private count = 0
   private bytes = 2
   private parts: string[] | undefined = []
   private readonly preview: unknown[] = []
+  private readonly hash = createHash('sha256')
 
   constructor(private readonly options: TargetsFileOptions) {
     this.maxBytes = options.maxBytes ?? MAX_LIST_BYTES
     this.path = join(options.dir, `targets-${randomBytes(6).toString('hex')}.json`)
     this.fd = openSync(this.path, 'wx', 0o600)
-    writeSync(this.fd, '[')
+    this.write('[')
   }
 
   /** Appends a page's targets, keeping only the shard's. */
   add(targets: readonly unknown[]): void {
     const { shard } = this.options
     this.listed += targets.length
+    for (const target of targets) if (!hasId(target)) this.withoutId++
     const kept = shard ? targets.filter(t => shardOf(t, shard.count) === shard.index) : targets
     if (kept.length === 0) return
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
-    const json = (this.count > 0 ? ',' : '') + JSON.stringify(kept).slice(1, -1)
+    const lines = kept.map(t => JSON.stringify(t))
+    const json = (this.count > 0 ? ',' : '') + lines.join(',')
+    const text = Buffer.from((this.count > 0 ? ',\n' : '\n') + lines.join(',\n'))
     this.count += kept.length
-    this.bytes += Buffer.byteLength(json)
+    // The compact size, as the targets output would hold it: the file has a newline per target more.
+    this.bytes += text.length - kept.length
     if (this.bytes > this.maxBytes) {
       throw new Error(
         `Failed to list targets: the list is larger than ${formatBytes(this.maxBytes)} (${formatCount(this.count)} targets so far), ` +
@@ -72,12 +83,12 @@ export class TargetsFile {
     }
     if (this.parts && this.bytes <= MAX_OUTPUT_BYTES) this.parts.push(json)
     else this.parts = undefined
-    writeSync(this.fd as number, json)
+    this.write(text)
   }
 
   /** Closes the file and describes what it holds. */
   finish(): Listing {
-    writeSync(this.fd as number, ']')
+    this.write(this.count > 0 ? '\n]\n' : ']\n')
     this.close()
     return {
       file: this.path,
@@ -86,8 +97,17 @@ export class TargetsFile {
       shard: this.options.shard,
       bytes: this.bytes,
       json: this.parts ? `[${this.parts.join('')}]` : undefined,
-      preview: this.preview
+      preview: this.preview,
+      digest: `sha256:${this.hash.digest('hex')}`,
+      withoutId: this.withoutId
     }
+  }
+
+  /** Writes every byte or throws: writeSync may write fewer than asked on a nearly full disk. */
+  private write(data: string | Buffer): void {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data
+    this.hash.update(bytes)
+    for (let done = 0; done < bytes.length;) done += writeSync(this.fd as number, bytes, done)
   }
 
   /** Removes the file: a failed step leaves nothing behind. Never throws. */

@@ -22,6 +22,7 @@ const base: Inputs = {
   minValiditySeconds: 300,
   baseUrl: new URL('https://api.test/'),
   listTargets: true,
+  targetsOutput: true,
   timeoutSeconds: 30,
   maxAttempts: 1,
   maxPages: 10,

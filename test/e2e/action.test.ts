@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { statSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import {
@@ -92,8 +93,11 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
         targets: JSON.stringify(TARGETS),
         'target-count': '2',
         'targets-file': expect.stringContaining(run.runnerTemp),
+        'targets-digest': expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         shards: '["1/1"]'
       })
+      const written = readFileSync(run.outputs['targets-file'])
+      expect(run.outputs['targets-digest']).toBe(`sha256:${createHash('sha256').update(written).digest('hex')}`)
       expect(Math.abs(Date.parse(run.outputs['expires-at']) - (Date.now() + 86_400_000))).toBeLessThan(60_000)
       expect(JSON.parse(readFileSync(run.outputs['targets-file'], 'utf8'))).toEqual(TARGETS)
       expect(statSync(run.outputs['targets-file']).mode & 0o777).toBe(0o600)

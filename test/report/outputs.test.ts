@@ -17,7 +17,16 @@ const token: Token = {
 const sealed = 'm2m2.sealed'
 
 function listing(json: string | undefined, bytes: number, count = 3): Listing {
-  return { file: '/runner/temp/targets-abc.json', listed: count, count, bytes, json, preview: [] }
+  return {
+    file: '/runner/temp/targets-abc.json',
+    listed: count,
+    count,
+    bytes,
+    json,
+    preview: [],
+    digest: `sha256:${'ab'.repeat(32)}`,
+    withoutId: 0
+  }
 }
 
 const written = captureStdout()
@@ -39,7 +48,7 @@ const warnings = () => written.filter(line => line.startsWith('::warning::'))
 
 describe('publish', () => {
   it('sets the token outputs and, with a listing, the targets, count, file and shards', () => {
-    publish({ token, sealed, targets: { listing: listing('[1,2,3]', 7), shardCount: 2 } })
+    publish({ token, sealed, targets: { listing: listing('[1,2,3]', 7), shardCount: 2, from: 'listing' } })
     expect(outputs()).toEqual({
       token: 'header.payload.sig',
       'token-type': 'Bearer',
@@ -51,13 +60,24 @@ describe('publish', () => {
       targets: '[1,2,3]',
       'target-count': '3',
       'targets-file': '/runner/temp/targets-abc.json',
+      'targets-digest': `sha256:${'ab'.repeat(32)}`,
       shards: '["1/2","2/2"]'
     })
     expect(warnings()).toEqual([])
   })
 
+  it('sets no targets-digest for targets read from a snapshot, and no targets output when told not to', () => {
+    const big = `[${'"x",'.repeat(70_000)}"x"]`
+    const read = { listing: listing(big, big.length), shardCount: 2, from: 'snapshot' as const }
+    publish({ token, sealed, targets: read, targetsOutput: false })
+    expect(outputs()).not.toHaveProperty('targets-digest')
+    expect(outputs()).not.toHaveProperty('targets')
+    expect(outputs()['target-count']).toBe('3')
+    expect(warnings()).toEqual([])
+  })
+
   it('sets shards to [] for an empty listing, so a workflow can skip its matrix', () => {
-    publish({ token, sealed, targets: { listing: listing('[]', 2, 0), shardCount: 0 } })
+    publish({ token, sealed, targets: { listing: listing('[]', 2, 0), shardCount: 0, from: 'listing' } })
     expect(outputs()).toMatchObject({ shards: '[]', targets: '[]', 'target-count': '0' })
   })
 
@@ -69,7 +89,11 @@ describe('publish', () => {
 
   it('warns over 128 KiB, naming the env limit, and still sets targets', () => {
     const json = `[${'1,'.repeat(ENV_VALUE_BYTES / 2)}1]`
-    publish({ token, sealed, targets: { listing: listing(json, Buffer.byteLength(json)), shardCount: 1 } })
+    publish({
+      token,
+      sealed,
+      targets: { listing: listing(json, Buffer.byteLength(json)), shardCount: 1, from: 'listing' }
+    })
     expect(outputs().targets).toBe(json)
     expect(warnings()).toEqual([
       expect.stringMatching(
@@ -79,12 +103,16 @@ describe('publish', () => {
   })
 
   it('does not warn at exactly 128 KiB', () => {
-    publish({ token, sealed, targets: { listing: listing('[]', ENV_VALUE_BYTES), shardCount: 1 } })
+    publish({ token, sealed, targets: { listing: listing('[]', ENV_VALUE_BYTES), shardCount: 1, from: 'listing' } })
     expect(warnings()).toEqual([])
   })
 
   it('leaves targets unset over 1 MiB and says so, keeping the count, file and shards', () => {
-    publish({ token, sealed, targets: { listing: listing(undefined, MAX_OUTPUT_BYTES + 1, 9000), shardCount: 90 } })
+    publish({
+      token,
+      sealed,
+      targets: { listing: listing(undefined, MAX_OUTPUT_BYTES + 1, 9000), shardCount: 90, from: 'listing' }
+    })
     const set = outputs()
     expect(set.targets).toBeUndefined()
     expect(set).toMatchObject({ 'target-count': '9000', 'targets-file': '/runner/temp/targets-abc.json' })

@@ -11,6 +11,8 @@ function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
     count: targets.length,
     bytes: JSON.stringify(targets).length,
     preview: targets.slice(0, PREVIEW_ROWS),
+    digest: 'sha256:00',
+    withoutId: 0,
     ...extra
   }
 }
@@ -25,7 +27,7 @@ const token: Token = {
   expiresInSeconds: 86400,
   source: 'exchange'
 }
-const base = new URL('https://api.test/')
+const base = 'https://api.test'
 
 describe('renderSummary', () => {
   it('shows the count, expiry, subject and a table of the targets', () => {

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseExact } from '../../src/json.js'
 import { shardOf } from '../../src/targets/shards.js'
 import { MAX_OUTPUT_BYTES, PREVIEW_ROWS, TargetsFile } from '../../src/targets/file.js'
 
@@ -21,21 +23,43 @@ describe('TargetsFile', () => {
     const listing = file.finish()
     const text = readFileSync(listing.file, 'utf8')
     expect(JSON.parse(text)).toEqual(page(0, 5))
-    expect(listing).toMatchObject({ listed: 5, count: 5, bytes: Buffer.byteLength(text), json: text })
+    // One target per line; the targets output holds the same array, compact.
+    expect(text).toBe(
+      `[\n${page(0, 5)
+        .map(t => JSON.stringify(t))
+        .join(',\n')}\n]\n`
+    )
+    const compact = JSON.stringify(page(0, 5))
+    expect(listing).toMatchObject({ listed: 5, count: 5, bytes: Buffer.byteLength(compact), json: compact })
+    expect(listing.digest).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`)
     expect(statSync(listing.file).mode & 0o777).toBe(0o600)
   })
 
   it('writes [] for an empty listing', () => {
     const listing = new TargetsFile({ dir }).finish()
-    expect(readFileSync(listing.file, 'utf8')).toBe('[]')
+    expect(readFileSync(listing.file, 'utf8')).toBe('[]\n')
     expect(listing).toMatchObject({ listed: 0, count: 0, json: '[]', preview: [] })
   })
 
   it('streams: what a page added is on disk before the listing ends', () => {
     const file = new TargetsFile({ dir })
     file.add(page(0, 2))
-    expect(readFileSync(file.path, 'utf8')).toBe('[{"id":"t0"},{"id":"t1"}')
+    expect(readFileSync(file.path, 'utf8')).toBe('[\n{"id":"t0"},\n{"id":"t1"}')
     file.discard()
+  })
+
+  it('counts the listed targets that have no string or number id', () => {
+    const file = new TargetsFile({ dir, shard: { index: 1, count: 2 } })
+    file.add([{ id: 'a' }, { id: 7 }, { name: 'b' }, 'c', null, { id: { nested: 1 } }])
+    expect(file.finish().withoutId).toBe(4)
+  })
+
+  it('writes numbers exactly as they were sent', () => {
+    const file = new TargetsFile({ dir })
+    file.add(parseExact('[{"id":9007199254740993},{"id":1e400},{"id":1.50}]') as unknown[])
+    const listing = file.finish()
+    expect(readFileSync(listing.file, 'utf8')).toBe('[\n{"id":9007199254740993},\n{"id":1e400},\n{"id":1.50}\n]\n')
+    expect(listing.json).toBe('[{"id":9007199254740993},{"id":1e400},{"id":1.50}]')
   })
 
   it('keeps only the shard, counting the whole listing', () => {
@@ -65,7 +89,7 @@ describe('TargetsFile', () => {
     const under = fits.finish()
     expect(under.bytes).toBe(1_048_477)
     expect(under.bytes).toBeLessThanOrEqual(MAX_OUTPUT_BYTES)
-    expect(under.json).toBe(readFileSync(under.file, 'utf8'))
+    expect(under.json).toBe(JSON.stringify(small))
 
     const over = new TargetsFile({ dir })
     over.add(small)

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { parseExact } from '../../src/json.js'
 import fc from 'fast-check'
 import {
   fmix32,
@@ -122,5 +125,40 @@ describe('shard counts and the shards output', () => {
   it('reads K/N', () => {
     expect(parseShard('3/20')).toEqual({ index: 3, count: 20 })
     expect(parseShard('256/256')).toEqual({ index: 256, count: 256 })
+  })
+})
+
+describe("the README's Python reference", () => {
+  const readme = readFileSync('README.md', 'utf8')
+  const reference = /```python\n([\s\S]*?)```/.exec(readme)?.[1] ?? ''
+  const ids = [
+    '9007199254740993',
+    '9007199254740992',
+    '1234567890123456789',
+    '-42',
+    '-0',
+    '2.50',
+    '1e400',
+    '1E-7',
+    '"host-ü"'
+  ]
+  const N = 7
+
+  it('gives the same shard as the action for big, negative, fractional and exponent ids', () => {
+    expect(reference).toContain('def shard_of(key: str, n: int) -> int:')
+    // The README's way: json.loads with parse_int=str and parse_float=str keeps each id's text.
+    const script = `${reference}
+import json, sys
+for line in sys.stdin:
+    target = json.loads(line, parse_int=str, parse_float=str)
+    print(shard_of(target["id"], ${N}))
+`
+    const input = ids.map(id => `{"id": ${id}}`).join('\n') + '\n'
+    const python = execFileSync('python3', ['-c', script], { input, encoding: 'utf8' }).trim().split('\n').map(Number)
+    const action = ids.map(id => shardOf(parseExact(`{"id":${id}}`), N))
+    expect(python).toEqual(action)
+    // and the two ids a double cannot tell apart are told apart
+    expect(shardKey(parseExact('{"id":9007199254740993}'))).toBe('9007199254740993')
+    expect(shardKey(parseExact('{"id":9007199254740992}'))).toBe('9007199254740992')
   })
 })

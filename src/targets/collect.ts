@@ -1,0 +1,88 @@
+import * as core from '@actions/core'
+import { formatCount } from '../format.js'
+import { Http } from '../http/client.js'
+import { Inputs } from '../inputs.js'
+import { listTargets } from '../service/targets.js'
+import { Listing, TargetsFile } from './file.js'
+import { MAX_SHARDS, shardCount } from './shards.js'
+import { readSnapshot, SnapshotError, snapshotPath } from './snapshot.js'
+
+/** The targets of this step, however they came, and what the outputs say of them. */
+export interface Collected {
+  readonly listing: Listing
+  /** The number of shards the whole list makes. */
+  readonly shardCount: number
+  /** Listed from the service (the targets-digest output is set), or read from targets-from. */
+  readonly from: 'listing' | 'snapshot'
+}
+
+/** Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed group. */
+export async function listInto(http: Http, inputs: Inputs, token: string, file: TargetsFile): Promise<Collected> {
+  let grouped = false
+  const onPage = (page: number, count: number, total: number, more: boolean): void => {
+    if (page === 1 && !more) return
+    if (!grouped) core.startGroup('Listing targets page by page')
+    grouped = true
+    core.info(`Page ${page}: ${count} targets (${total} so far)`)
+  }
+  const { baseUrl, maxPages, shard } = inputs
+  try {
+    await listTargets(http, { baseUrl, token, maxPages, onPage, onTargets: targets => file.add(targets) })
+  } finally {
+    if (grouped) core.endGroup()
+  }
+  const listing = file.finish()
+  report('Listed', listing)
+  if (shard && listing.withoutId > 0) {
+    core.warning(
+      `${plural(listing.withoutId, 'listed target')} of ${formatCount(listing.listed)} ${listing.withoutId === 1 ? 'has' : 'have'} ` +
+        'no string or number id, so each shard job places them by their JSON: every target is worked on exactly once ' +
+        'only if the service sends every shard job the same JSON. Read one snapshot in every shard job instead ' +
+        '(targets-from; README, "Fan-out").'
+    )
+  }
+  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'listing' }
+}
+
+/**
+ * Reads the targets-from snapshot into `file`, checking its digest when targets-digest is given.
+ * Makes no request: it runs before the token is obtained, so a bad snapshot fails first.
+ */
+export async function readInto(inputs: Inputs, file: TargetsFile): Promise<Collected> {
+  const path = snapshotPath(inputs.targetsFrom as string)
+  const { digest } = await readSnapshot(path, targets => file.add(targets))
+  if (inputs.targetsDigest && digest !== inputs.targetsDigest) {
+    throw new SnapshotError(
+      `${path} has the digest ${digest}, not ${inputs.targetsDigest} (targets-digest). It is not the file the ` +
+        "listing step wrote: most likely an artifact of another run or run attempt. Pass the artifact's name from " +
+        'the listing job as a job output, as the README shows.'
+    )
+  }
+  const listing = file.finish()
+  report(`Read ${path}:`, listing)
+  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'snapshot' }
+}
+
+function report(verb: string, listing: Listing): void {
+  const { shard } = listing
+  core.info(
+    `${verb} ${plural(listing.listed, 'target')}` +
+      (shard ? `; shard ${shard.index} of ${shard.count} holds ${plural(listing.count, 'target')}` : '')
+  )
+}
+
+function shards(listed: number, shardSize: number): number {
+  const count = shardCount(listed, shardSize)
+  const wanted = Math.ceil(listed / shardSize)
+  if (wanted > count) {
+    core.info(
+      `The shards output has ${MAX_SHARDS} shards, not ${wanted}: a matrix runs at most ` +
+        `${MAX_SHARDS} jobs, so each shard holds about ${Math.ceil(listed / MAX_SHARDS)} targets, more than shard-size (${shardSize}).`
+    )
+  }
+  return count
+}
+
+function plural(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`
+}

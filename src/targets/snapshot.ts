@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto'
+import { createReadStream, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import { formatCount } from '../format.js'
+import { parseExact } from '../json.js'
+
+/** Targets handed to the caller at a time: memory holds a batch, never the list. */
+const BATCH = 1000
+/** One target's JSON at the most: a longer one is not a target this action wrote. */
+const MAX_TARGET_CHARS = 16 * 1024 * 1024
+
+export class SnapshotError extends Error {
+  constructor(detail: string) {
+    super(`Input targets-from: ${detail}`)
+  }
+}
+
+/**
+ * The targets file that `targets-from` names: the file itself, or the only .json file in a
+ * directory (what actions/download-artifact makes of an artifact).
+ */
+export function snapshotPath(given: string): string {
+  let stats
+  try {
+    stats = statSync(given)
+  } catch {
+    throw new SnapshotError(
+      `${given} does not exist. Give the targets-file of an earlier step, downloaded as an artifact.`
+    )
+  }
+  if (stats.isFile()) return given
+  const files = readdirSync(given, { withFileTypes: true }).filter(e => e.isFile() && e.name.endsWith('.json'))
+  if (files.length !== 1) {
+    const found =
+      files.length === 0
+        ? 'none'
+        : files
+            .map(f => f.name)
+            .slice(0, 5)
+            .join(', ')
+    throw new SnapshotError(
+      `the directory ${given} must hold exactly one .json targets file (found ${found}). Download one artifact into it.`
+    )
+  }
+  return join(given, files[0].name)
+}
+
+export interface SnapshotRead {
+  readonly count: number
+  /** "sha256:" and the hex SHA-256 of the file's bytes. */
+  readonly digest: string
+}
+
+/**
+ * Streams a JSON array of targets from a file, in batches, with its digest. Any layout of a JSON
+ * array is read (the action writes one target per line); numbers keep their text as written.
+ * Throws a SnapshotError for anything that is not a whole JSON array.
+ */
+export async function readSnapshot(path: string, onTargets: (targets: unknown[]) => void): Promise<SnapshotRead> {
+  const hash = createHash('sha256')
+  const splitter = new ArraySplitter()
+  let count = 0
+  const flush = (elements: string[]): void => {
+    if (elements.length === 0) return
+    let targets: unknown
+    try {
+      targets = parseExact(`[${elements.join(',')}]`)
+    } catch {
+      throw new SnapshotError(`${path} is not valid JSON near target ${formatCount(count + 1)}.`)
+    }
+    count += elements.length
+    onTargets(targets as unknown[])
+  }
+  const decoder = new StringDecoder('utf8')
+  for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 })) {
+    hash.update(chunk as Buffer)
+    splitter.push(decoder.write(chunk as Buffer), flush)
+  }
+  splitter.push(decoder.end(), flush)
+  splitter.end(path, flush)
+  return { count, digest: `sha256:${hash.digest('hex')}` }
+}
+
+/**
+ * Splits the text of a JSON array into the text of its elements, chunk by chunk: it tracks strings
+ * and nesting only, and leaves checking each element's JSON to JSON.parse.
+ */
+class ArraySplitter {
+  private state: 'before' | 'elements' | 'after' = 'before'
+  private depth = 0
+  private inString = false
+  private escaped = false
+  private current = ''
+  private batch: string[] = []
+  private seen = 0
+
+  push(text: string, flush: (elements: string[]) => void): void {
+    let start = 0
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      if (this.state === 'before') {
+        if (isSpace(c)) continue
+        if (c !== 0x5b)
+          throw new SnapshotError(`the file is not a JSON array of targets (it starts with "${text[i]}").`)
+        this.state = 'elements'
+        start = i + 1
+        continue
+      }
+      if (this.state === 'after') {
+        if (!isSpace(c)) throw new SnapshotError('the file has more after its JSON array: it is not one JSON array.')
+        continue
+      }
+      if (this.inString) {
+        if (this.escaped) this.escaped = false
+        else if (c === 0x5c) this.escaped = true
+        else if (c === 0x22) this.inString = false
+        continue
+      }
+      if (c === 0x22) this.inString = true
+      else if (c === 0x5b || c === 0x7b) this.depth++
+      else if ((c === 0x5d || c === 0x7d) && this.depth > 0) this.depth--
+      else if (this.depth === 0 && (c === 0x2c || c === 0x5d)) {
+        const element = (this.current + text.slice(start, i)).trim()
+        this.current = ''
+        start = i + 1
+        if (element === '' && (c === 0x2c || this.seen > 0)) {
+          throw new SnapshotError('the file is not a JSON array of targets (an empty element).')
+        }
+        if (element !== '') {
+          this.seen++
+          this.batch.push(element)
+          if (this.batch.length >= BATCH) flush(this.take())
+        }
+        if (c === 0x5d) this.state = 'after'
+      }
+    }
+    if (this.state === 'elements') {
+      this.current += text.slice(start)
+      if (this.current.length > MAX_TARGET_CHARS) {
+        throw new SnapshotError('the file holds a target over 16 MiB of JSON: it is not a targets file of this action.')
+      }
+    }
+  }
+
+  end(path: string, flush: (elements: string[]) => void): void {
+    if (this.state === 'before') throw new SnapshotError(`${path} is empty: it is not a JSON array of targets.`)
+    if (this.state === 'elements') {
+      throw new SnapshotError(`${path} ends before its JSON array does: the file is truncated.`)
+    }
+    flush(this.take())
+  }
+
+  private take(): string[] {
+    const taken = this.batch
+    this.batch = []
+    return taken
+  }
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+}
