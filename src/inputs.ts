@@ -5,6 +5,7 @@ import { ClientAuth, Credentials } from './auth/credentials.js'
 import { AssertionAlgorithm, privateKeyJwt } from './auth/private-key-jwt.js'
 import { mask, maskPrivateKey } from './secrets.js'
 import { MAX_SHARDS, parseShard, Shard } from './targets/shards.js'
+import { CallSpec, parseCall } from './service/call.js'
 import { joinPath } from './url.js'
 
 export interface Inputs {
@@ -29,7 +30,20 @@ export interface Inputs {
   readonly targetsDigest?: string
   /** Whether to set the targets output (a fan-out's mint step does not need it). */
   readonly targetsOutput: boolean
+  /** The operation to call for every target (or once, without targets). */
+  readonly call?: CallInputs
   readonly summary: boolean
+}
+
+export interface CallInputs {
+  readonly spec: CallSpec
+  /** The input as written. */
+  readonly text: string
+  readonly concurrency: number
+  readonly rate?: number
+  readonly idempotent: boolean
+  readonly accept: ReadonlySet<number>
+  readonly maxFailures: number
 }
 
 /** The defaults action.yml declares; applied here too when a workflow passes an empty value. */
@@ -41,6 +55,9 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'shard-size': '100',
   summary: 'true',
   'targets-output': 'true',
+  'call-concurrency': '4',
+  'call-idempotent': 'false',
+  'call-max-failures': '100',
   'min-validity-seconds': '300',
   'token-request-format': 'json',
   'client-auth': 'post'
@@ -71,6 +88,7 @@ export function getInputs(): Inputs {
     shard: shard('list-targets'),
     ...snapshot('list-targets'),
     targetsOutput: boolean('targets-output'),
+    call: call('list-targets'),
     summary: boolean('summary'),
     baseUrl: url('base-url', { required: true }),
     exportVariable: variableName('export-variable')
@@ -184,6 +202,34 @@ function shard(listTargetsInput: string): Shard | undefined {
     throw new Error('Input shard needs the targets listed: remove shard, or set list-targets to true')
   }
   return parsed
+}
+
+function call(listTargetsInput: string): CallInputs | undefined {
+  const text = core.getInput('call')
+  if (!text) return undefined
+  const spec = parseCall(text, core.getInput('call-body'))
+  if (!boolean(listTargetsInput) && spec.fields.length > 0) {
+    throw new Error(
+      `Input call has {${spec.fields[0]}}, but with list-targets: false there is no target to fill it: one call is made, as written`
+    )
+  }
+  const rate = core.getInput('call-rate')
+  const accept = core.getInput('call-accept')
+  const statuses = accept ? accept.split(',').map(s => s.trim()) : []
+  if (statuses.some(s => !/^[1-5]\d\d$/.test(s))) {
+    throw new Error(
+      `Input call-accept must be HTTP statuses separated by commas (for example 404,409), got "${accept}"`
+    )
+  }
+  return {
+    spec,
+    text,
+    concurrency: integer('call-concurrency', 1, 64),
+    rate: rate ? number('call-rate', 0.01, 10_000) : undefined,
+    idempotent: boolean('call-idempotent'),
+    accept: new Set(statuses.map(Number)),
+    maxFailures: integer('call-max-failures', 1, 10_000_000)
+  }
 }
 
 function snapshot(listTargetsInput: string): { targetsFrom?: string; targetsDigest?: string } {

@@ -1,11 +1,12 @@
 import * as core from '@actions/core'
-import { appendFileSync } from 'node:fs'
+import { appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { obtainToken } from './auth/token.js'
 import { messageOf } from './errors.js'
 import { Http } from './http/client.js'
 import { getInputs } from './inputs.js'
 import { publish } from './report/outputs.js'
+import { callEveryTarget } from './routine-step.js'
 import { renderSummary } from './report/summary.js'
 import { redact } from './secrets.js'
 import { listInto, readInto } from './targets/collect.js'
@@ -16,6 +17,7 @@ const USER_AGENT = 'm2m-targets-action/1'
 export async function run(): Promise<void> {
   let http: Http | undefined
   let file: TargetsFile | undefined
+  let results: string | undefined
   try {
     const inputs = getInputs()
     http = new Http({
@@ -23,7 +25,8 @@ export async function run(): Promise<void> {
       maxAttempts: inputs.maxAttempts,
       userAgent: USER_AGENT,
       info: core.info,
-      debug: core.debug
+      // A line per attempt costs a write even when the runner hides it: only when debugging.
+      debug: core.isDebug() ? core.debug : () => undefined
     })
     const newFile = (): TargetsFile =>
       (file = new TargetsFile({ dir: process.env.RUNNER_TEMP || tmpdir(), shard: inputs.shard }))
@@ -31,12 +34,16 @@ export async function run(): Promise<void> {
     let targets = inputs.targetsFrom ? await readInto(inputs, newFile()) : undefined
     const { token, sealed } = await obtainToken(inputs, http)
     if (!targets && inputs.listTargets) targets = await listInto(http, inputs, token.accessToken, newFile())
+    const calls = inputs.call
+      ? await callEveryTarget(http, inputs, token, targets, path => (results = path))
+      : undefined
     const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
-    const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now()) : undefined
+    const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), calls) : undefined
     publish({
       token,
       sealed: await sealed,
       targets,
+      calls,
       targetsOutput: inputs.targetsOutput,
       exportVariable: inputs.exportVariable
     })
@@ -44,6 +51,7 @@ export async function run(): Promise<void> {
     if (summary) writeSummary(summary)
   } catch (err) {
     file?.discard()
+    if (results) rmSync(results, { force: true })
     core.setFailed(redact(messageOf(err)))
   } finally {
     http?.dispose()

@@ -59,10 +59,17 @@ export function echoedForms(value: string): string[] {
 }
 const FIRST_FORM_RUNNER_MISSES = 4
 
+let longestFirst: string[] = []
+let sortedCount = -1
+
 export function redact(text: string): string {
+  // Sorted again only when a secret was added since: redact() runs for every call's result.
+  if (sortedCount !== variants.size) {
+    longestFirst = [...variants].sort((a, b) => b.length - a.length)
+    sortedCount = variants.size
+  }
   let out = text
-  const longestFirst = [...variants].sort((a, b) => b.length - a.length)
-  for (const v of longestFirst) out = out.split(v).join('***')
+  for (const v of longestFirst) if (out.includes(v)) out = out.split(v).join('***')
   return out
 }
 

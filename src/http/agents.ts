@@ -11,11 +11,22 @@ import { Connection } from './attempt.js'
 export class Agents {
   private readonly direct = new Map<string, http.Agent>()
   private readonly proxied = new Map<string, HttpClient>()
+  private readonly connections = new Map<string, Connection>()
 
   constructor(private readonly userAgent: string) {}
 
   /** https (and so tls) is loaded only when a URL needs it. */
   async connectionFor(url: URL): Promise<Connection> {
+    // One answer per origin: a routine asks for every call, and the proxy settings do not change.
+    let connection = this.connections.get(url.origin)
+    if (!connection) {
+      connection = await this.connect(url)
+      this.connections.set(url.origin, connection)
+    }
+    return connection
+  }
+
+  private async connect(url: URL): Promise<Connection> {
     const module = url.protocol === 'https:' ? await import('node:https') : http
     const proxy = getProxyUrl(url)
     if (proxy)
@@ -38,6 +49,7 @@ export class Agents {
   }
 
   dispose(): void {
+    this.connections.clear()
     for (const agent of this.direct.values()) agent.destroy()
     this.direct.clear()
     for (const client of this.proxied.values()) client.dispose()

@@ -14,6 +14,11 @@ export interface HttpRequest {
   readonly maxBytes: number
   /** The request in retry lines: "token request", "targets request (page 2)". */
   readonly label: string
+  /**
+   * Whether sending it twice is harmless. When false (a POST or PATCH not declared idempotent) it is
+   * repeated only where the server cannot have acted on it: see isTransient in policy.ts.
+   */
+  readonly idempotent?: boolean
 }
 
 export interface HttpResponse {
@@ -42,7 +47,6 @@ export interface HttpOptions {
   readonly info: (message: string) => void
   readonly debug: (message: string) => void
   readonly policy?: Partial<Omit<RetryPolicy, 'maxAttempts'>>
-  readonly gate?: Gate
   readonly sleep?: (ms: number) => Promise<void>
   readonly random?: () => number
   readonly now?: () => number
@@ -50,7 +54,7 @@ export interface HttpOptions {
 
 /** What an operation needs of Http: a unit test can fake it without a socket. */
 export interface Transport {
-  send(request: HttpRequest): Promise<HttpResponse>
+  send(request: HttpRequest, gate?: Gate): Promise<HttpResponse>
 }
 
 export const IDLE_TIMEOUT_MS = 10_000
@@ -75,14 +79,14 @@ export class Http implements Transport {
    * Sends the request until the policy stops: resolves with the response it stopped on (a
    * success, or a status the caller judges), rejects with a RequestError or ServerWaitError.
    */
-  async send(request: HttpRequest): Promise<HttpResponse> {
+  async send(request: HttpRequest, gate?: Gate): Promise<HttpResponse> {
     const { maxAttempts } = this.policy
     const { timeoutMs } = this.options
     const limits = { timeoutMs, idleMs: Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs) }
     const where = redact(`${request.url.origin}${request.url.pathname}`)
     const first = this.now()
     for (let n = 1; ; n++) {
-      await this.options.gate?.ready()
+      await gate?.ready()
       const started = this.now()
       let outcome: Outcome
       let response: HttpResponse | undefined
@@ -107,7 +111,8 @@ export class Http implements Transport {
       const decision = decide(
         outcome,
         { attempt: n, elapsedMs: now - first, nowMs: now, random: this.random() },
-        this.policy
+        this.policy,
+        request.idempotent !== false
       )
       if (!decision.retry) {
         if (decision.why === 'server-wait') {
@@ -122,7 +127,8 @@ export class Http implements Transport {
         const failure = (outcome as AttemptError).failure
         throw new RequestError(failure, n, decision.why === 'window' ? this.policy.windowMs : undefined)
       }
-      if (decision.serverAsked) this.options.gate?.pause(decision.waitMs)
+      // Every request through the gate waits out a rate limit, not only the one that met it.
+      if (decision.serverAsked || response?.status === 429) gate?.pause(decision.waitMs)
       const reason = response
         ? `HTTP ${statusText(response.status)}`
         : describeFailure((outcome as AttemptError).failure, request.url)

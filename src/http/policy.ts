@@ -60,8 +60,25 @@ const RETRIED_CODES = new Set([
   'EHOSTUNREACH'
 ])
 
-/** Whether an outcome is worth another attempt at all, whatever the attempt and the time. */
-export function isTransient(outcome: Outcome): boolean {
+/** Connection failures that happen before a byte of the request is sent. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH'])
+
+/**
+ * Whether an outcome is worth another attempt at all, whatever the attempt and the time. A request
+ * that is not idempotent (a POST or PATCH) is repeated only where the server cannot have acted on
+ * it: the connection failed before it was sent, a 429, or a 503 that says when to come back.
+ */
+export function isTransient(outcome: Outcome, idempotent = true): boolean {
+  if (!idempotent) {
+    if ('status' in outcome) {
+      return (
+        outcome.status === 429 ||
+        (outcome.status === 503 &&
+          (outcome.headers['retry-after'] !== undefined || outcome.headers['x-ratelimit-reset'] !== undefined))
+      )
+    }
+    return outcome.failure.kind === 'network' && NOT_SENT_CODES.has(outcome.failure.code)
+  }
   if ('status' in outcome) return RETRIED_STATUSES.has(outcome.status)
   const { failure } = outcome
   switch (failure.kind) {
@@ -76,9 +93,9 @@ export function isTransient(outcome: Outcome): boolean {
   }
 }
 
-export function decide(outcome: Outcome, progress: Progress, policy: RetryPolicy): Decision {
+export function decide(outcome: Outcome, progress: Progress, policy: RetryPolicy, idempotent = true): Decision {
   const { attempt, elapsedMs } = progress
-  if (!isTransient(outcome)) return { retry: false, why: 'final' }
+  if (!isTransient(outcome, idempotent)) return { retry: false, why: 'final' }
   if (attempt >= policy.maxAttempts) return { retry: false, why: 'attempts' }
   const serverWaitMs = 'status' in outcome ? serverRequestedWait(outcome.headers, progress.nowMs) : undefined
   if (serverWaitMs !== undefined) {

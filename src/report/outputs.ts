@@ -4,6 +4,7 @@ import { appendFileSync, statSync, truncateSync } from 'node:fs'
 import { Token } from '../auth/token.js'
 import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
+import { RoutineResult } from '../service/routine.js'
 import { Collected } from '../targets/collect.js'
 import { MAX_OUTPUT_BYTES } from '../targets/file.js'
 import { shardList } from '../targets/shards.js'
@@ -17,6 +18,7 @@ export interface Published {
   readonly targets?: Collected
   /** Whether to set the targets output: false leaves it out, and its size warnings. */
   readonly targetsOutput?: boolean
+  readonly calls?: RoutineResult
   readonly exportVariable?: string
 }
 
@@ -24,7 +26,7 @@ export interface Published {
  * Writes every output, and the exported variable, all or nothing: the runner reads file commands
  * even from a failed step, so a write that fails midway is undone before the step fails.
  */
-export function publish({ token, sealed, targets, targetsOutput = true, exportVariable }: Published): void {
+export function publish({ token, sealed, targets, targetsOutput = true, calls, exportVariable }: Published): void {
   const outputs: Record<string, string> = {
     token: token.accessToken,
     'token-type': token.tokenType,
@@ -35,6 +37,12 @@ export function publish({ token, sealed, targets, targetsOutput = true, exportVa
     'sealed-token': sealed ?? ''
   }
   if (targets) Object.assign(outputs, targetOutputs(targets, targetsOutput))
+  if (calls) {
+    outputs['calls-succeeded'] = String(calls.succeeded)
+    outputs['calls-failed'] = String(calls.failed)
+    outputs['results-file'] = calls.resultsFile
+    if (calls.response !== undefined) outputs.response = calls.response
+  }
   const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
   if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
   writeFileCommands(writes)

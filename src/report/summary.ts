@@ -2,6 +2,7 @@ import { Token } from '../auth/token.js'
 import { formatCount, formatDuration, isoSeconds } from '../format.js'
 import { isRawNumber } from '../json.js'
 import { redact } from '../secrets.js'
+import { RoutineResult } from '../service/routine.js'
 import { Listing } from '../targets/file.js'
 
 const MAX_COLUMNS = 5
@@ -21,7 +22,13 @@ const PREFERRED_COLUMNS = [
 ]
 
 /** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
-export function renderSummary(token: Token, from: string, listing: Listing | undefined, now: number): string {
+export function renderSummary(
+  token: Token,
+  from: string,
+  listing: Listing | undefined,
+  now: number,
+  calls?: RoutineResult
+): string {
   const lines = ['## Service targets', '']
   const { subject } = token
   const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
@@ -32,6 +39,7 @@ export function renderSummary(token: Token, from: string, listing: Listing | und
       ? 'expiry not stated'
       : `expires ${isoSeconds(token.expiresAtMs)} (in ${formatDuration((token.expiresAtMs - now) / 1000)})`
   lines.push(`- **Token**: ${source}; ${expiry}${subject ? `; subject ${cell(subject)}` : ''}`)
+  if (calls) lines.push(...callLines(calls))
   if (!listing) {
     lines.push('- **Targets**: not listed (list-targets: false)')
     return redact(lines.join('\n')) + '\n'
@@ -58,6 +66,22 @@ export function renderSummary(token: Token, from: string, listing: Listing | und
     }
   }
   return redact(lines.join('\n')) + '\n'
+}
+
+/** The routine's counts by status, its rate and duration, and up to 50 failures. */
+function callLines(calls: RoutineResult): string[] {
+  const seconds = calls.durationMs / 1000
+  const statuses = [...calls.byStatus].map(([status, n]) => `${cell(status)}: ${formatCount(n)}`).join(', ')
+  const lines = [
+    `- **Calls**: ${formatCount(calls.calls)} in ${formatDuration(seconds)} (${seconds > 0 ? (calls.calls / seconds).toFixed(0) : calls.calls}/s); ` +
+      `${formatCount(calls.succeeded)} succeeded, ${formatCount(calls.failed)} failed${statuses ? ` (${statuses})` : ''}`
+  ]
+  if (calls.failures.length > 0) {
+    lines.push('', '| failed target | status | what the service said |', '| --- | --- | --- |')
+    for (const f of calls.failures) lines.push(`| ${cell(f.target)} | ${cell(f.status)} | ${cell(f.said)} |`)
+    lines.push('')
+  }
+  return lines
 }
 
 /** Columns from common fields when the targets are objects; undefined for a one-column table. */

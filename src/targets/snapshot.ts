@@ -57,28 +57,40 @@ export interface SnapshotRead {
  * array is read (the action writes one target per line); numbers keep their text as written.
  * Throws a SnapshotError for anything that is not a whole JSON array.
  */
-export async function readSnapshot(path: string, onTargets: (targets: unknown[]) => void): Promise<SnapshotRead> {
+export async function readSnapshot(
+  path: string,
+  onTargets: (targets: unknown[]) => void | Promise<void>
+): Promise<SnapshotRead> {
   const hash = createHash('sha256')
   const splitter = new ArraySplitter()
+  const pending: string[][] = []
+  const queue = (elements: string[]): void => {
+    if (elements.length > 0) pending.push(elements)
+  }
   let count = 0
-  const flush = (elements: string[]): void => {
-    if (elements.length === 0) return
-    let targets: unknown
-    try {
-      targets = parseExact(`[${elements.join(',')}]`)
-    } catch {
-      throw new SnapshotError(`${path} is not valid JSON near target ${formatCount(count + 1)}.`)
+  // Each batch is handed over, and awaited, before the next chunk is read: a slow consumer (calls
+  // per target) holds the reading back, so memory never holds more than a chunk and a batch.
+  const drain = async (): Promise<void> => {
+    for (let elements = pending.shift(); elements; elements = pending.shift()) {
+      let targets: unknown
+      try {
+        targets = parseExact(`[${elements.join(',')}]`)
+      } catch {
+        throw new SnapshotError(`${path} is not valid JSON near target ${formatCount(count + 1)}.`)
+      }
+      count += elements.length
+      await onTargets(targets as unknown[])
     }
-    count += elements.length
-    onTargets(targets as unknown[])
   }
   const decoder = new StringDecoder('utf8')
   for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 })) {
     hash.update(chunk as Buffer)
-    splitter.push(decoder.write(chunk as Buffer), flush)
+    splitter.push(decoder.write(chunk as Buffer), queue)
+    await drain()
   }
-  splitter.push(decoder.end(), flush)
-  splitter.end(path, flush)
+  splitter.push(decoder.end(), queue)
+  splitter.end(path, queue)
+  await drain()
   return { count, digest: `sha256:${hash.digest('hex')}` }
 }
 

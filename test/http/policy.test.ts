@@ -136,3 +136,24 @@ describe('under random input', () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 1_000_000 }), s => parseRetryAfter(String(s), 0) === s * 1000))
   })
 })
+
+describe('a request that is not idempotent (POST, PATCH)', () => {
+  it.each([
+    [status(500), false],
+    [status(502), false],
+    [status(408), false],
+    [status(503), false],
+    [status(503, { 'retry-after': '2' }), true],
+    [status(503, { 'x-ratelimit-reset': String(now / 1000 + 2) }), true],
+    [status(429), true],
+    [{ failure: { kind: 'network', code: 'ECONNREFUSED', detail: 'refused' } } as Outcome, true],
+    [{ failure: { kind: 'network', code: 'EAI_AGAIN', detail: 'dns' } } as Outcome, true],
+    [{ failure: { kind: 'network', code: 'ECONNRESET', detail: 'reset' } } as Outcome, false],
+    [{ failure: { kind: 'timeout', ms: 1 } } as Outcome, false],
+    [{ failure: { kind: 'idle', ms: 1 } } as Outcome, false],
+    [{ failure: { kind: 'aborted' } } as Outcome, false]
+  ])('is repeated after %o only where the server cannot have acted: %s', (outcome, retried) => {
+    expect(isTransient(outcome, false)).toBe(retried)
+    expect(decide(outcome, progress(1), policy, false).retry).toBe(retried)
+  })
+})

@@ -18,7 +18,7 @@ const file = (text: string | Buffer, name = 't.json') => {
 }
 async function read(path: string) {
   const batches: unknown[][] = []
-  const result = await readSnapshot(path, b => batches.push(b))
+  const result = await readSnapshot(path, b => void batches.push(b))
   return { ...result, targets: batches.flat(), batches: batches.length }
 }
 

@@ -1,0 +1,183 @@
+import { isRawNumber, numberText, RawNumber } from '../json.js'
+
+/**
+ * The `call` input: METHOD /path, with {field} placeholders filled from each target, and the
+ * `call-body` template. Everything here is checked before any request is made.
+ */
+export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+export type Method = (typeof METHODS)[number]
+
+/** A template: literal text and placeholders, in order. `{{` and `}}` stand for literal braces. */
+type Part = string | { readonly field: readonly string[] }
+
+export interface CallSpec {
+  readonly method: Method
+  readonly path: readonly Part[]
+  /** The parsed call-body, strings as templates; undefined for no body. */
+  readonly body?: unknown
+  /** Every placeholder's field path, for the check before the first call. */
+  readonly fields: readonly string[]
+}
+
+export class CallInputError extends Error {}
+
+const PLACEHOLDER = /\{\{|\}\}|\{([^{}]*)\}|[{}]/g
+const FIELD = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/
+
+/** A template's parts; throws naming `input` for a brace that is neither a placeholder nor doubled. */
+function template(text: string, input: string): Part[] {
+  const parts: Part[] = []
+  let literal = ''
+  let last = 0
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    literal += text.slice(last, match.index)
+    last = match.index + match[0].length
+    if (match[0] === '{{') literal += '{'
+    else if (match[0] === '}}') literal += '}'
+    else if (match[1] !== undefined && FIELD.test(match[1])) {
+      if (literal) parts.push(literal)
+      literal = ''
+      parts.push({ field: match[1].split('.') })
+    } else {
+      throw new CallInputError(
+        `Input ${input} has "${match[0]}" that is not a placeholder: write {field} or {field.sub}, and {{ or }} for a literal brace`
+      )
+    }
+  }
+  literal += text.slice(last)
+  if (literal) parts.push(literal)
+  return parts
+}
+
+export function parseCall(call: string, body: string): CallSpec {
+  const match = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(call)
+  const method = match?.[1].toUpperCase() as Method | undefined
+  if (!match || !method || !METHODS.includes(method)) {
+    throw new CallInputError(`Input call must be METHOD /path with METHOD one of ${METHODS.join(', ')}, got "${call}"`)
+  }
+  const rawPath = match[2]
+  // Nothing in the path may lead away from base-url's origin or path.
+  // eslint-disable-next-line no-control-regex
+  if (!rawPath.startsWith('/') || rawPath.includes('//') || /[\\\u0000-\u001f\u007f#]/.test(rawPath)) {
+    throw new CallInputError(
+      'Input call must have a path that starts with one / below base-url: no scheme, //, backslash, # or control character'
+    )
+  }
+  const pathOnly = rawPath.split('?')[0]
+  if (pathOnly.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new CallInputError('Input call must not have a . or .. segment in its path')
+  }
+  const path = template(rawPath, 'call')
+  let parsedBody: unknown
+  if (body.trim() !== '') {
+    try {
+      parsedBody = JSON.parse(body)
+    } catch {
+      throw new CallInputError('Input call-body is not valid JSON: give a JSON template, with {field} in strings')
+    }
+    if (method === 'GET' || method === 'HEAD') {
+      throw new CallInputError(`Input call-body is set, but a ${method} request has no body`)
+    }
+  }
+  const fields = new Set<string>()
+  for (const part of path) if (typeof part !== 'string') fields.add(part.field.join('.'))
+  const bodyTemplate = parsedBody === undefined ? undefined : compileBody(parsedBody, fields)
+  return { method, path, body: bodyTemplate, fields: [...fields] }
+}
+
+/** Strings of the body become templates; everything else stays as it is. */
+function compileBody(value: unknown, fields: Set<string>): unknown {
+  if (typeof value === 'string') {
+    const parts = template(value, 'call-body')
+    for (const part of parts) if (typeof part !== 'string') fields.add(part.field.join('.'))
+    return parts.some(p => typeof p !== 'string') ? { template: parts } : parts.join('')
+  }
+  if (Array.isArray(value)) return value.map(v => compileBody(v, fields))
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compileBody(v, fields)]))
+  }
+  return value
+}
+
+/** A field of a target: undefined when absent (or the target is not an object). */
+export function fieldOf(target: unknown, field: readonly string[]): unknown {
+  let value: unknown = target
+  for (const name of field) {
+    if (!value || typeof value !== 'object' || Array.isArray(value) || isRawNumber(value)) return undefined
+    value = (value as Record<string, unknown>)[name]
+  }
+  return value
+}
+
+/** Why a target cannot fill a placeholder used inside text (path or longer strings), or undefined. */
+export function unusable(value: unknown): string | undefined {
+  if (value === undefined) return 'lacks'
+  if (value !== null && typeof value === 'object' && !isRawNumber(value)) return 'holds an object or array in'
+  return undefined
+}
+
+/** A scalar's text: a string as it is, a number as sent, true/false/null as JSON writes them. */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || isRawNumber(value)) return numberText(value as number | RawNumber)
+  return JSON.stringify(value)
+}
+
+/**
+ * The path for a target: each value one percent-encoded segment, so no value can add a segment,
+ * a query or a fragment, or reach another origin. Throws for a value that is a dot segment.
+ */
+export function renderPath(spec: CallSpec, target: unknown): string {
+  let out = ''
+  for (const part of spec.path) {
+    if (typeof part === 'string') {
+      out += part
+      continue
+    }
+    const value = text(fieldOf(target, part.field))
+    out += encodeURIComponent(value).replace(/\./g, '%2E')
+  }
+  return out
+}
+
+/** The body for a target: a string that is one placeholder takes the field's JSON value. */
+export function renderBody(spec: CallSpec, target: unknown): string | undefined {
+  if (spec.body === undefined) return undefined
+  const fill = (value: unknown): unknown => {
+    if (value && typeof value === 'object' && 'template' in value && !Array.isArray(value)) {
+      const parts = (value as { template: Part[] }).template
+      if (parts.length === 1 && typeof parts[0] !== 'string') return fieldOf(target, parts[0].field) ?? null
+      return parts.map(p => (typeof p === 'string' ? p : text(fieldOf(target, p.field)))).join('')
+    }
+    if (Array.isArray(value)) return value.map(fill)
+    if (value && typeof value === 'object' && !isRawNumber(value)) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]))
+    }
+    return value
+  }
+  return JSON.stringify(fill(spec.body))
+}
+
+/** The fields a target cannot fill, with why; empty when it fills them all. */
+export function missingFields(spec: CallSpec, target: unknown): string[] {
+  const problems: string[] = []
+  const wholeValue = new Set<string>()
+  const collect = (value: unknown): void => {
+    if (value && typeof value === 'object' && 'template' in value && !Array.isArray(value)) {
+      const parts = (value as { template: Part[] }).template
+      if (parts.length === 1 && typeof parts[0] !== 'string') wholeValue.add(parts[0].field.join('.'))
+    } else if (Array.isArray(value)) value.forEach(collect)
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect)
+  }
+  collect(spec.body)
+  const inText = new Set(
+    spec.path.filter((p): p is { field: string[] } => typeof p !== 'string').map(p => p.field.join('.'))
+  )
+  for (const field of spec.fields) {
+    const value = fieldOf(target, field.split('.'))
+    const why =
+      inText.has(field) || !wholeValue.has(field) ? unusable(value) : value === undefined ? 'lacks' : undefined
+    if (why) problems.push(`${why} {${field}}`)
+  }
+  return problems
+}

@@ -1,0 +1,303 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+import { formatCount, formatDuration } from '../format.js'
+import { HttpResponse, statusText, Transport } from '../http/client.js'
+import { describeFailure, RequestError, ServerWaitError } from '../http/errors.js'
+import { Limiter } from '../http/limiter.js'
+import { isRawNumber, numberText, parseExact } from '../json.js'
+import { excerpt, redact } from '../secrets.js'
+import { shardKey } from '../targets/shards.js'
+import { joinPath } from '../url.js'
+import { CallSpec, missingFields, renderBody, renderPath } from './call.js'
+import { succeeded } from './operation.js'
+
+export interface RoutineOptions {
+  readonly spec: CallSpec
+  /** The call input as written, for messages and the Idempotency-Key. */
+  readonly call: string
+  readonly baseUrl: URL
+  readonly token: string
+  readonly concurrency: number
+  readonly rate?: number
+  readonly accept: ReadonlySet<number>
+  readonly maxFailures: number
+  /** call-idempotent: a POST or PATCH may be repeated after any transient failure. */
+  readonly idempotent: boolean
+  /** GITHUB_RUN_ID: the Idempotency-Key is the same for a target in every attempt of the run. */
+  readonly runId: string
+  readonly resultsDir: string
+  /** Feeds every target to `each` in order, awaiting it; absent for the one call without targets. */
+  readonly targets?: (each: (target: unknown) => Promise<void>) => Promise<void>
+  /** How many targets `targets` feeds, for progress lines. */
+  readonly count?: number
+  readonly expiresAtMs?: number
+  readonly info: (message: string) => void
+  readonly now?: () => number
+}
+
+export interface Failure {
+  readonly target: string
+  readonly status: string
+  readonly said: string
+}
+
+export interface RoutineResult {
+  readonly calls: number
+  readonly succeeded: number
+  readonly failed: number
+  /** "HTTP 200", "HTTP 500", "no response", …: how many calls ended so. */
+  readonly byStatus: ReadonlyMap<string, number>
+  /** The same, for the calls that failed. */
+  readonly failedByStatus: ReadonlyMap<string, number>
+  readonly failures: readonly Failure[]
+  readonly durationMs: number
+  readonly resultsFile: string
+  /** The body of the one call without targets, when under 1 MiB. */
+  readonly response?: string
+  /** Why new calls stopped early: a 401, or call-max-failures. */
+  readonly stopped?: string
+}
+
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+const RESULT_BODY_CHARS = 64 * 1024
+const RESPONSE_OUTPUT_BYTES = 1024 * 1024
+const LOGGED_FAILURES = 20
+const KEPT_FAILURES = 50
+const PROGRESS_MS = 10_000
+
+/** The targets a call cannot be made for, found before the first call: at most five named. */
+export async function preflight(options: RoutineOptions): Promise<void> {
+  const { spec, targets } = options
+  if (!targets || spec.fields.length === 0) return
+  const problems: string[] = []
+  let bad = 0
+  let index = 0
+  await targets(async target => {
+    const missing = missingFields(spec, target)
+    const url = missing.length === 0 ? callUrl(options.baseUrl, renderPath(spec, target)) : undefined
+    if (missing.length > 0 || !url) {
+      bad++
+      if (problems.length < 5) {
+        const why = missing.length > 0 ? missing.join(', ') : 'gives a path segment of . or ..'
+        problems.push(`${label(target, index)} ${why}`)
+      }
+    }
+    index++
+  })
+  if (bad > 0) {
+    throw new Error(
+      `Input call: ${formatCount(bad)} of ${formatCount(index)} targets cannot fill its placeholders, so no call was made: ` +
+        `${problems.join('; ')}. Check the field names (they are case-sensitive) against the targets.`
+    )
+  }
+}
+
+/** The URL of a call, or undefined when the rendered path would not stay where it was put. */
+function callUrl(baseUrl: URL, path: string): URL | undefined {
+  const [pathname, query] = splitQuery(path)
+  const url = joinPath(baseUrl, pathname.slice(1))
+  const expected = `${baseUrl.pathname.replace(/\/+$/, '')}${pathname}`
+  if (url.origin !== baseUrl.origin || url.pathname !== expected) return undefined
+  if (query !== undefined) url.search = query
+  return url
+}
+
+function splitQuery(path: string): [string, string | undefined] {
+  const at = path.indexOf('?')
+  return at < 0 ? [path, undefined] : [path.slice(0, at), path.slice(at + 1)]
+}
+
+/** A target as messages name it: its id, JSON-quoted, else its place in the list. */
+function label(target: unknown, index: number): string {
+  const id = target && typeof target === 'object' ? (target as Record<string, unknown>).id : undefined
+  if (typeof id === 'string') return `target ${excerpt(JSON.stringify(id), 80)}`
+  if (typeof id === 'number' || isRawNumber(id)) return `target ${numberText(id as number)}`
+  return `target #${index + 1}`
+}
+
+/** Calls the operation for every target, at most `concurrency` at once, recording each result. */
+export async function runRoutine(http: Transport, options: RoutineOptions): Promise<RoutineResult> {
+  const now = options.now ?? Date.now
+  const { spec } = options
+  const started = now()
+  const limiter = new Limiter(options.rate, now)
+  const resultsFile = join(options.resultsDir, `results-${randomBytes(6).toString('hex')}.jsonl`)
+  const fd = openSync(resultsFile, 'wx', 0o600)
+  const byStatus = new Map<string, number>()
+  const failedByStatus = new Map<string, number>()
+  const failures: Failure[] = []
+  let done = 0
+  let ok = 0
+  let failed = 0
+  let total = 0
+  let stopped: string | undefined
+  let response: string | undefined
+  const inFlight = new Set<Promise<void>>()
+
+  // Lines are written in blocks of about 64 KiB: one write per call would cost a system call each.
+  let buffered: string[] = []
+  let bufferedChars = 0
+  const flush = (): void => {
+    const bytes = Buffer.from(buffered.join(''))
+    buffered = []
+    bufferedChars = 0
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
+  }
+  const record = (line: object): void => {
+    const text = `${redact(JSON.stringify(line))}\n`
+    buffered.push(text)
+    bufferedChars += text.length
+    if (bufferedChars >= 64 * 1024) flush()
+  }
+  const progress = (): void => {
+    const seconds = (now() - started) / 1000
+    const rate = seconds > 0 ? done / seconds : 0
+    const count = options.count ?? 1
+    const of = ` of ${formatCount(count)} (${count > 0 ? Math.floor((done / count) * 100) : 100} %)`
+    const left = rate > 0 && done < count ? `, about ${formatDuration((count - done) / rate)} left` : ''
+    options.info(`Calls: ${formatCount(done)}${of}, ${formatCount(failed)} failed, ${rate.toFixed(0)}/s${left}`)
+  }
+  const timer = setInterval(progress, PROGRESS_MS)
+  timer.unref()
+
+  const callOne = async (target: unknown, index: number): Promise<void> => {
+    const path = renderPath(spec, target)
+    const url = callUrl(options.baseUrl, path) as URL
+    const body = renderBody(spec, target)
+    const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${options.token}` }
+    if (body !== undefined) headers['Content-Type'] = 'application/json'
+    if (spec.method === 'POST' || spec.method === 'PATCH') {
+      const key = `${options.runId}\n${options.call}\n${shardKey(target)}`
+      headers['Idempotency-Key'] = createHash('sha256').update(key).digest('hex').slice(0, 32)
+    }
+    const t0 = now()
+    let res: HttpResponse | undefined
+    let error: string | undefined
+    try {
+      res = await http.send(
+        {
+          method: spec.method,
+          url,
+          headers,
+          body,
+          maxBytes: MAX_RESPONSE_BYTES,
+          label: `call #${index + 1}`,
+          idempotent: options.idempotent || !(spec.method === 'POST' || spec.method === 'PATCH')
+        },
+        limiter
+      )
+    } catch (err) {
+      if (err instanceof RequestError) error = describeFailure(err.failure, url)
+      else if (err instanceof ServerWaitError) {
+        error = `HTTP ${statusText(err.status)}, retry asked for in ${Math.ceil(err.waitMs / 1000)} s`
+      } else error = redact(String((err as Error)?.message ?? err))
+    }
+    done++
+    const text = res ? redact(res.body.toString('utf8')) : ''
+    const good = res !== undefined && succeeded(res.status, options.accept)
+    const status = res ? `HTTP ${res.status}` : 'no response'
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
+    const id = target && typeof target === 'object' ? (target as Record<string, unknown>).id : undefined
+    record({
+      index,
+      ...(id !== undefined && (typeof id !== 'object' || isRawNumber(id)) ? { id } : {}),
+      status: res ? res.status : null,
+      ...(error ? { error } : {}),
+      attempts: res?.attempts ?? null,
+      ms: now() - t0,
+      ...resultBody(text)
+    })
+    if (!options.targets && res && Buffer.byteLength(text) < RESPONSE_OUTPUT_BYTES) response = text
+    if (good) {
+      ok++
+      return
+    }
+    failed++
+    failedByStatus.set(status, (failedByStatus.get(status) ?? 0) + 1)
+    const said = error ?? excerpt(text, 200)
+    if (failures.length < KEPT_FAILURES) failures.push({ target: label(target, index), status, said })
+    if (failed <= LOGGED_FAILURES) {
+      options.info(
+        `Call #${index + 1} for ${label(target, index)} failed: ${res ? `HTTP ${statusText(res.status)}` : 'no response'}${said ? ` (${said})` : ''}`
+      )
+    } else if (failed === LOGGED_FAILURES + 1) {
+      options.info('More calls failed: from here on they are counted, not listed (see the results file)')
+    }
+    if (res?.status === 401 && !stopped) {
+      const expiry =
+        options.expiresAtMs === undefined ? '' : ` (it expires ${new Date(options.expiresAtMs).toISOString()})`
+      stopped = `the service refused the token (HTTP 401) at call #${index + 1}${expiry}: no new call was started`
+    } else if (failed >= options.maxFailures && !stopped) {
+      stopped = `${formatCount(failed)} calls failed, call-max-failures (${options.maxFailures}): no new call was started`
+    }
+  }
+
+  // A slot per call in flight; a caller waits for one to free (no Promise.race over all of them,
+  // which would attach a reaction to every call in flight for every target).
+  let waiting: (() => void) | undefined
+  const submit = async (target: unknown): Promise<void> => {
+    while (inFlight.size >= options.concurrency) await new Promise<void>(resolve => (waiting = resolve))
+    if (stopped) return
+    const call = callOne(target, total++).finally(() => {
+      inFlight.delete(call)
+      const wake = waiting
+      waiting = undefined
+      wake?.()
+    })
+    inFlight.add(call)
+  }
+
+  try {
+    if (options.targets) await options.targets(submit)
+    else await submit({})
+    await Promise.all(inFlight)
+    flush()
+  } catch (err) {
+    clearInterval(timer)
+    closeSync(fd)
+    rmSync(resultsFile, { force: true })
+    throw err
+  }
+  clearInterval(timer)
+  closeSync(fd)
+  progress()
+  return {
+    calls: done,
+    succeeded: ok,
+    failed,
+    byStatus,
+    failedByStatus,
+    failures,
+    durationMs: now() - started,
+    resultsFile,
+    response,
+    stopped
+  }
+}
+
+/** A response body for the results file: parsed when JSON, else text, cut at 64 KiB with a marker. */
+function resultBody(text: string): object {
+  if (text === '') return { body: null }
+  if (text.length > RESULT_BODY_CHARS) return { body: text.slice(0, RESULT_BODY_CHARS), truncated: true }
+  try {
+    return { body: parseExact(text) }
+  } catch {
+    return { body: text }
+  }
+}
+
+/** The step's failure when any call failed: counts by status and the first failed targets. */
+export function routineError(call: string, result: RoutineResult): Error | undefined {
+  if (result.failed === 0 && !result.stopped) return undefined
+  const counts = [...result.failedByStatus].map(([s, n]) => `${s}: ${formatCount(n)}`)
+  const first = result.failures
+    .slice(0, 3)
+    .map(f => `${f.target} (${f.status})`)
+    .join(', ')
+  return new Error(
+    `Failed to call ${excerpt(call, 100)}: ${formatCount(result.failed)} of ${formatCount(result.calls)} calls failed` +
+      `${counts.length ? ` (${counts.join(', ')})` : ''}${first ? `; first: ${first}` : ''}` +
+      `${result.stopped ? `; ${result.stopped}` : ''}. The log above lists the failures.`
+  )
+}

@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Gate, HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
+import { RequestError } from '../../src/http/errors.js'
+import { parseCall } from '../../src/service/call.js'
+import { preflight, RoutineOptions, routineError, runRoutine } from '../../src/service/routine.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-routine-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+/** A transport with no socket that answers from `answer` and records each request. */
+function fake(answer: (r: HttpRequest) => HttpResponse | Error) {
+  const sent: HttpRequest[] = []
+  const gates: (Gate | undefined)[] = []
+  const transport: Transport = {
+    send: async (request, gate) => {
+      sent.push(request)
+      gates.push(gate)
+      const a = answer(request)
+      if (a instanceof Error) throw a
+      return a
+    }
+  }
+  return { transport, sent, gates }
+}
+const res = (status: number, body = '{}'): HttpResponse => ({
+  status,
+  headers: {},
+  body: Buffer.from(body),
+  attempts: 1
+})
+const list = (targets: unknown[]) => async (each: (t: unknown) => Promise<void>) => {
+  for (const t of targets) await each(t)
+}
+const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
+  spec: parseCall('POST /v1/t/{id}', ''),
+  call: 'POST /v1/t/{id}',
+  baseUrl: new URL('https://api.test/base'),
+  token: 'tok-123456',
+  concurrency: 2,
+  accept: new Set(),
+  maxFailures: 100,
+  idempotent: false,
+  runId: '42',
+  resultsDir: dir,
+  info: () => undefined,
+  ...overrides
+})
+
+describe('runRoutine', () => {
+  it('calls under base-url with the token, an Idempotency-Key per target, and a shared gate', async () => {
+    const { transport, sent, gates } = fake(() => res(200))
+    const result = await runRoutine(transport, options({ targets: list([{ id: 'a' }, { id: 'b' }, { id: 'a' }]) }))
+    expect(sent.map(r => r.url.href)).toEqual([
+      'https://api.test/base/v1/t/a',
+      'https://api.test/base/v1/t/b',
+      'https://api.test/base/v1/t/a'
+    ])
+    expect(sent[0].headers.Authorization).toBe('Bearer tok-123456')
+    expect(sent[0].idempotent).toBe(false)
+    expect(sent[0].headers['Idempotency-Key']).toBe(sent[2].headers['Idempotency-Key'])
+    expect(sent[0].headers['Idempotency-Key']).not.toBe(sent[1].headers['Idempotency-Key'])
+    expect(new Set(gates).size).toBe(1)
+    expect(result).toMatchObject({ calls: 3, succeeded: 3, failed: 0 })
+    expect(routineError('POST /v1/t/{id}', result)).toBeUndefined()
+  })
+
+  it('records failures by status and says which targets failed first', async () => {
+    const { transport } = fake(r =>
+      r.url.pathname.endsWith('/b')
+        ? new RequestError({ kind: 'aborted' }, 1)
+        : res(r.url.pathname.endsWith('/c') ? 404 : 500, '{"e":1}')
+    )
+    const result = await runRoutine(
+      transport,
+      options({ targets: list([{ id: 'a' }, { id: 'b' }, { id: 'c' }]), accept: new Set([404]) })
+    )
+    expect(result).toMatchObject({ calls: 3, succeeded: 1, failed: 2 })
+    expect(routineError('POST /v1/t/{id}', result)?.message).toBe(
+      'Failed to call POST /v1/t/{id}: 2 of 3 calls failed (HTTP 500: 1, no response: 1); first: target "a" (HTTP 500), target "b" (no response). The log above lists the failures.'
+    )
+    const lines = readFileSync(result.resultsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+    expect(lines.map(l => l.status).sort()).toEqual([404, 500, null])
+    expect(lines.find(l => l.status === null)).toMatchObject({
+      error: 'the connection closed before the response ended'
+    })
+  })
+
+  it('a PUT, or call-idempotent, may be repeated', async () => {
+    const { transport, sent } = fake(() => res(200))
+    await runRoutine(transport, options({ spec: parseCall('PUT /x/{id}', ''), targets: list([{ id: 1 }]) }))
+    await runRoutine(transport, options({ idempotent: true, targets: list([{ id: 1 }]) }))
+    expect(sent.map(r => r.idempotent)).toEqual([true, true])
+    expect(sent[0].headers['Idempotency-Key']).toBeUndefined()
+  })
+})
+
+describe('preflight', () => {
+  it('passes targets that fill every placeholder, and names up to five that do not', async () => {
+    await expect(preflight(options({ targets: list([{ id: 'a' }]) }))).resolves.toBeUndefined()
+    const bad = Array.from({ length: 7 }, (_, i) => ({ name: `n${i}` }))
+    await expect(preflight(options({ targets: list(bad) }))).rejects.toThrow(
+      /^Input call: 7 of 7 targets cannot fill its placeholders, so no call was made: (target #\d lacks \{id\}; ){4}target #5 lacks \{id\}\./
+    )
+  })
+})
