@@ -1,5 +1,6 @@
 import { Http } from '../http/client.js'
 import { parseJsonObject } from '../json.js'
+import { excerpt } from '../secrets.js'
 import { Operation, perform, ResponseError } from '../service/operation.js'
 import { Credentials, originAndPath, Proof } from './credentials.js'
 
@@ -13,6 +14,7 @@ export interface IssuedToken {
 }
 
 const MAX_TOKEN_RESPONSE_BYTES = 256 * 1024
+const MAX_EXPIRES_IN_SECONDS = 10 * 365 * 24 * 3600
 
 /**
  * POSTs the client credentials to the token endpoint. `onSecret` is called with every secret
@@ -93,10 +95,15 @@ export function parseTokenResponse(text: string, onSecret: (secret: string) => v
     throw fail(accessToken === undefined ? 'has no access_token' : 'has an access_token that is not a non-empty string')
   }
   if (tokenType !== undefined && (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer')) {
-    throw fail(`has token_type ${JSON.stringify(tokenType).slice(0, 40)}; only Bearer tokens are supported`)
+    throw fail(`has token_type ${excerpt(JSON.stringify(tokenType), 40)}; only Bearer tokens are supported`)
   }
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {
     throw fail('has an expires_in that is not a non-negative number of seconds')
+  }
+  if (typeof expiresIn === 'number' && expiresIn > MAX_EXPIRES_IN_SECONDS) {
+    throw fail(
+      `has an expires_in of ${expiresIn} seconds, more than ten years (${MAX_EXPIRES_IN_SECONDS}): it cannot be a token's lifetime`
+    )
   }
   if (scope !== undefined && typeof scope !== 'string') throw fail('has a scope that is not a string')
   return { accessToken, tokenType: 'Bearer', expiresInSeconds: expiresIn, scope }

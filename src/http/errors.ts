@@ -70,7 +70,7 @@ export function describeFailure(failure: TransportFailure, url: URL): string {
     case 'aborted':
       return 'the connection closed before the response ended'
     case 'redirect':
-      return `the server redirected it (HTTP ${failure.status}) to ${excerpt(failure.location, 200)}`
+      return `the server redirected it (HTTP ${failure.status}) to ${excerpt(withoutQuery(failure.location), 200)}`
     case 'too-large':
       return `the response is larger than ${formatBytes(failure.maxBytes)}; refused`
     case 'tls-untrusted':
@@ -82,4 +82,10 @@ export function describeFailure(failure: TransportFailure, url: URL): string {
     case 'network':
       return `${failure.detail || failure.code}${failure.proxy ? ` through the proxy ${failure.proxy}` : ''}`
   }
+}
+
+/** A URL as messages show it: origin and path, never the query, which may hold a key. */
+function withoutQuery(location: string): string {
+  const cut = location.search(/[?#]/)
+  return cut < 0 ? location : `${location.slice(0, cut)}?…`
 }

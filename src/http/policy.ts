@@ -123,7 +123,10 @@ export function serverRequestedWait(headers: IncomingHttpHeaders, nowMs: number)
     if (wait !== undefined) return wait
   }
   const reset = single(headers['x-ratelimit-reset'])
-  if (reset !== undefined && /^\s*\d{1,12}\s*$/.test(reset)) return Math.max(0, Number(reset) * 1000 - nowMs)
+  // A reset already past says nothing of when to come back: the caller's own backoff applies.
+  if (reset !== undefined && /^\s*\d{1,12}\s*$/.test(reset) && Number(reset) * 1000 > nowMs) {
+    return Number(reset) * 1000 - nowMs
+  }
   return undefined
 }
 

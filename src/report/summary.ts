@@ -55,7 +55,13 @@ export function renderSummary(
     const header = columns ?? ['target']
     lines.push(`| ${header.map(cell).join(' | ')} |`, `|${header.map(() => ' --- |').join('')}`)
     for (const target of shown) {
-      const values = columns ? columns.map(c => (target as Record<string, unknown>)[c]) : [target]
+      // A target that is not an object shows its value in the first column, the others empty.
+      const isObject = !!target && typeof target === 'object' && !Array.isArray(target) && !isRawNumber(target)
+      const values = !columns
+        ? [target]
+        : isObject
+          ? columns.map(c => (target as Record<string, unknown>)[c])
+          : columns.map((_, i) => (i === 0 ? target : undefined))
       lines.push(`| ${values.map(v => cell(v)).join(' | ')} |`)
     }
     if (listing.count > shown.length) {
@@ -109,8 +115,12 @@ function isScalar(value: unknown): boolean {
 export function cell(value: unknown): string {
   // Redacted before escaping, which would hide a secret's text from redact().
   const text = redact(value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value))
-  // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()
+  // Bidirectional overrides and isolates could make a name read as another: they are dropped.
+  const flat = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g, '')
+    .trim()
   const short = flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL - 1)}…` : flat
   return short.replace(MARKDOWN_SPECIAL, c => `\\${c}`).replace(/(www)\./gi, '$1\\.')
 }

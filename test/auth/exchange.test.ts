@@ -3,6 +3,7 @@ import nock from 'nock'
 import { exchangeToken, parseTokenResponse, tokenRequestFields } from '../../src/auth/exchange.js'
 import { Credentials } from '../../src/auth/credentials.js'
 import { ResponseError } from '../../src/service/operation.js'
+import { mask } from '../../src/secrets.js'
 import { recordingHttp } from '../helpers.js'
 import { clientSecretBasic, clientSecretPost } from '../../src/auth/client-secret.js'
 import { privateKeyJwt } from '../../src/auth/private-key-jwt.js'
@@ -316,6 +317,24 @@ describe('under random input', () => {
         }
       }),
       { numRuns: 2000 }
+    )
+  })
+})
+
+describe('parseTokenResponse, hostile fields', () => {
+  it('redacts a token_type before cutting it, so no part of a secret shows', () => {
+    mask('token-type-secret-0123456789-abcdefghijklmnop')
+    const body = JSON.stringify({
+      access_token: 'eyJ.a.b',
+      token_type: 'token-type-secret-0123456789-abcdefghijklmnop'
+    })
+    expect(() => parseTokenResponse(body, () => undefined)).toThrow(/has token_type "\*\*\*"; only Bearer/)
+  })
+
+  it('refuses an expires_in past ten years, naming the field and its range', () => {
+    const body = JSON.stringify({ access_token: 'eyJ.a.b', expires_in: 1e13 })
+    expect(() => parseTokenResponse(body, () => undefined)).toThrow(
+      "the identity provider's response has an expires_in of 10000000000000 seconds, more than ten years (315360000)"
     )
   })
 })

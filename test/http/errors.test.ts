@@ -31,6 +31,14 @@ describe('describeFailure', () => {
     expect(describeFailure(failure, url)).toBe(text)
   })
 
+  it('names a redirect target by origin and path, never its query', () => {
+    const text = describeFailure(
+      { kind: 'redirect', status: 301, location: 'https://x.test/token/?subscription-key=k3y' },
+      url
+    )
+    expect(text).toBe('the server redirected it (HTTP 301) to https://x.test/token/?…')
+  })
+
   it('cuts a long redirect target', () => {
     const text = describeFailure({ kind: 'redirect', status: 301, location: `https://x.test/${'a'.repeat(500)}` }, url)
     expect(text.length).toBeLessThan(260)

@@ -94,7 +94,13 @@ describe('Retry-After parsing', () => {
 
   it('falls back to x-ratelimit-reset when Retry-After cannot be read', () => {
     expect(serverRequestedWait({ 'retry-after': 'soon', 'x-ratelimit-reset': String(now / 1000 + 5) }, now)).toBe(5000)
-    expect(serverRequestedWait({ 'x-ratelimit-reset': String(now / 1000 - 5) }, now)).toBe(0)
+    // a reset already past says nothing: the caller's own backoff applies
+    expect(serverRequestedWait({ 'x-ratelimit-reset': String(now / 1000 - 5) }, now)).toBeUndefined()
+    expect(decide(status(429, { 'x-ratelimit-reset': String(now / 1000 - 5) }), progress(1), policy)).toEqual({
+      retry: true,
+      waitMs: 1125,
+      serverAsked: false
+    })
     expect(serverRequestedWait({ 'retry-after': ['3', '9'] } as unknown as Record<string, string>, now)).toBe(3000)
   })
 

@@ -160,3 +160,14 @@ describe('cell: service data stays inert Markdown', () => {
     )
   })
 })
+
+describe('hostile or mixed targets in the summary', () => {
+  it('shows a target that is not an object in the first column, never crashing on null', () => {
+    const md = renderSummary(token, base, listing([{ id: 'a' }, null, 7, { id: 'b' }]), now)
+    expect(md).toContain('| a |\n| null |\n| 7 |\n| b |')
+  })
+
+  it('drops bidirectional overrides and isolates from cells', () => {
+    expect(cell('admin\u202egnp.exe\u2066x\u2069')).toBe('admingnp.exex')
+  })
+})
