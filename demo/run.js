@@ -2,6 +2,7 @@
 // run exactly as a runner runs it; prints the log as a workflow run shows it, then the outputs.
 // Then a fan-out as the README's workflow runs it: a mint step, and one step per shard that reuses
 // its sealed token.
+import { readFileSync } from 'node:fs'
 import { DEMO_CLIENT, startDemoServers } from './servers.js'
 import { applyMasks, masksIn, runAction } from './runner.js'
 
@@ -46,13 +47,28 @@ async function fanOut() {
   if (mint.code !== 0) return mint.code
   for (const shard of JSON.parse(mint.outputs.shards)) {
     console.log(`\n=== Fan-out: job "scan (${shard})" ===`)
-    const run = await runAction({ ...client(), 'sealed-token': mint.outputs['sealed-token'], shard })
-    run.cleanup()
+    const run = await runAction({
+      ...client(),
+      'sealed-token': mint.outputs['sealed-token'],
+      shard,
+      call: 'POST /v1/targets/{id}/scans'
+    })
     console.log(run.log.trimEnd())
+    if (run.code !== 0) {
+      // The paused target's 409 fails its shard's step, as a failed call should: the log says which.
+      console.log(`(this step failed, exit ${run.code}: no outputs, and its results file is removed)`)
+      run.cleanup()
+      continue
+    }
     const ids = JSON.parse(run.outputs.targets ?? '[]').map(t => t.id)
     console.log(`outputs: target-count=${run.outputs['target-count']} targets=${ids.join(', ')}`)
-    console.log(`summary: ${run.summary.split('\n').find(l => l.startsWith('- **Targets**'))}`)
-    if (run.code !== 0) return run.code
+    console.log(
+      `outputs: calls-succeeded=${run.outputs['calls-succeeded']} calls-failed=${run.outputs['calls-failed']}`
+    )
+    const lines = readFileSync(run.outputs['results-file'], 'utf8').trim().split('\n')
+    console.log(`results-file, first lines:\n  ${lines.slice(0, 2).join('\n  ')}`)
+    console.log(`summary: ${run.summary.split('\n').find(l => l.startsWith('- **Calls**'))}`)
+    run.cleanup()
   }
   console.log(`\nToken requests in the whole fan-out: ${servers.tokenRequests - before}`)
   return 0

@@ -1,6 +1,7 @@
 // A small demo identity provider and service on 127.0.0.1, behaving as the real ones are documented:
 // POST /oauth/token takes the JSON client-credentials body and issues a signed JWT;
-// GET /v1/targets takes that JWT as a bearer token and lists targets, two pages linked by Link.
+// GET /v1/targets takes that JWT as a bearer token and lists targets, two pages linked by Link;
+// POST /v1/targets/{id}/scans queues a scan (409 for a paused target).
 import { createHmac, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 
@@ -75,10 +76,18 @@ export async function startDemoServers() {
   })
   const service = createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1')
-    if (req.method !== 'GET' || url.pathname !== '/v1/targets') return send(res, 404, { message: 'Not found' })
     const [, unsigned, signature] =
       /^Bearer ((?:[\w-]+)\.(?:[\w-]+))\.([\w-]+)$/.exec(req.headers.authorization ?? '') ?? []
     if (!unsigned || signature !== sign(unsigned)) return send(res, 401, { message: 'Invalid token' })
+    // POST /v1/targets/{id}/scans: an operation to call per target; the paused target refuses it.
+    const scan = /^\/v1\/targets\/([^/]+)\/scans$/.exec(url.pathname)
+    if (req.method === 'POST' && scan) {
+      const target = TARGETS.find(t => t.id === decodeURIComponent(scan[1]))
+      if (!target) return send(res, 404, { message: 'No such target' })
+      if (target.status === 'paused') return send(res, 409, { code: 'paused', message: 'The target is paused' })
+      return send(res, 202, { scan: `scan-${target.id}`, state: 'queued' })
+    }
+    if (req.method !== 'GET' || url.pathname !== '/v1/targets') return send(res, 404, { message: 'Not found' })
     const page = url.searchParams.get('page') === '2' ? 2 : 1
     const items = page === 1 ? TARGETS.slice(0, 3) : TARGETS.slice(3)
     const headers = page === 1 ? { Link: '</v1/targets?page=2>; rel="next"' } : {}

@@ -46,7 +46,8 @@ export async function callEveryTarget(
       : undefined
   }
   await preflight(options)
-  const target = targets ? `${formatCount(targets.listing.count)} targets` : 'one call'
+  const count = targets?.listing.count ?? 1
+  const target = targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call'
   core.info(`Calling ${call.text} for ${target}, ${call.concurrency} at a time`)
   const result = await runRoutine(http, options)
   onFile(result.resultsFile)
