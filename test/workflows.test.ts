@@ -122,3 +122,33 @@ describe('pins in the README', () => {
     }
   })
 })
+
+describe('jobs that may write', () => {
+  it('run no third-party code: no npm, npx, node or setup step, and no action but checkout', () => {
+    const writers: string[] = []
+    for (const file of files) {
+      const workflow = parse(readFileSync(join(DIR, file), 'utf8')) as { jobs: Record<string, WriteJob> }
+      for (const [name, job] of Object.entries(workflow.jobs)) {
+        // security-events: write only uploads CodeQL's findings; every other write can change what users run.
+        const permissions =
+          job.permissions && typeof job.permissions === 'object' ? Object.entries(job.permissions) : []
+        if (!permissions.some(([scope, level]) => level === 'write' && scope !== 'security-events')) continue
+        writers.push(`${file}:${name}`)
+        for (const step of job.steps ?? []) {
+          const uses = step.uses?.split('@')[0]
+          expect({ job: name, uses: uses ?? 'actions/checkout' }).toEqual({ job: name, uses: 'actions/checkout' })
+          expect({ job: name, run: step.run ?? '' }).not.toEqual({
+            job: name,
+            run: expect.stringMatching(/\b(npm|npx|node|yarn|pnpm)\b/)
+          })
+        }
+      }
+    }
+    expect(writers).toContain('release.yml:publish')
+  })
+})
+
+interface WriteJob {
+  readonly permissions?: unknown
+  readonly steps?: { uses?: string; run?: string }[]
+}
