@@ -95,14 +95,34 @@ export function getInputs(): Inputs {
   }
   const bodyFormat = choice('token-request-format', ['json', 'form']) as Credentials['bodyFormat']
   const method = choice('client-auth', ['post', 'basic', 'private-key-jwt'])
-  if (token) return { ...common, token }
+  if (token) {
+    if (core.getInput('client-id') || clientSecret || privateKeyText) {
+      core.warning(
+        'Input token is set, so no exchange is made and the client credentials inputs are not used: remove token to exchange them'
+      )
+    }
+    return { ...common, token }
+  }
 
   const clientId = core.getInput('client-id', { trimWhitespace: false })
   const audience = core.getInput('audience', { trimWhitespace: false })
   const scope = core.getInput('scope')
-  const tokenUrl = core.getInput('token-url')
-    ? url('token-url', { allowQuery: true })
-    : joinPath(url('auth-url', { required: true, what: 'the identity provider (or set token-url)' }), 'oauth/token')
+  for (const [name, value] of [
+    ['client-id', clientId],
+    ['client-secret', clientSecret]
+  ]) {
+    if (value !== value.trim()) {
+      core.warning(
+        `Input ${name} has leading or trailing whitespace, which is sent as it is: if it was pasted with a space or newline, remove it from the secret`
+      )
+    }
+  }
+  const tokenUrlFrom = core.getInput('token-url') ? 'token-url' : 'auth-url'
+  if (tokenUrlFrom === 'token-url' && core.getInput('auth-url')) {
+    core.warning('Inputs token-url and auth-url are both set: token-url is used, and auth-url is not')
+  }
+  const tokenUrl =
+    tokenUrlFrom === 'token-url' ? url('token-url', { allowQuery: true }) : joinPath(authUrl(), 'oauth/token')
   const orToken = ' (or give a pre-issued token in the token input)'
   if (clientId.trim() === '') throw new Error(`Input required and not supplied: client-id${orToken}`)
   if (audience.trim() === '' && bodyFormat === 'json') {
@@ -126,10 +146,23 @@ export function getInputs(): Inputs {
       audience: audience.trim() === '' ? undefined : audience,
       scope: scope || undefined,
       tokenUrl,
+      tokenUrlFrom,
       bodyFormat
     },
     sealedToken: core.getInput('sealed-token') || undefined
   }
+}
+
+/** auth-url, which must not already name the token endpoint that the action appends. */
+function authUrl(): URL {
+  const parsed = url('auth-url', { required: true, what: 'the identity provider (or set token-url)' })
+  if (/\/oauth\/token$/i.test(parsed.pathname)) {
+    throw new Error(
+      `Input auth-url ends in /oauth/token, which the action appends itself: give the identity provider's base URL ` +
+        `(${parsed.origin}${parsed.pathname.replace(/\/oauth\/token$/i, '')}), or the whole endpoint as token-url`
+    )
+  }
+  return parsed
 }
 
 /** The private-key input as a signing key: RSA (RS256) or P-256 EC (ES256), PKCS#8, PKCS#1 or SEC1 PEM. */

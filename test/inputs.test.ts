@@ -313,3 +313,38 @@ describe('getInputs', () => {
     expect(getInputs()).toMatchObject({ listTargets: false, summary: true, timeoutSeconds: 2.5, maxAttempts: 10 })
   })
 })
+
+describe('the first hour: common mistakes get the advice that fits', () => {
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+
+  it('warns of whitespace around the client id or secret, which is sent as it is', () => {
+    setInputs({ ...VALID, 'client-secret': 'secret-1\n' })
+    getInputs()
+    expect(warnings()).toEqual([
+      '::warning::Input client-secret has leading or trailing whitespace, which is sent as it is: if it was pasted with a space or newline, remove it from the secret\n'
+    ])
+  })
+
+  it('says which of token-url and auth-url is used when both are set', () => {
+    setInputs({ ...VALID, 'token-url': 'https://idp.test/realms/x/token' })
+    expect(getInputs().credentials?.tokenUrlFrom).toBe('token-url')
+    expect(warnings()).toEqual([
+      '::warning::Inputs token-url and auth-url are both set: token-url is used, and auth-url is not\n'
+    ])
+  })
+
+  it('says the client credentials are not used when a token is given', () => {
+    setInputs({ ...VALID, token: 'a.b.c' })
+    getInputs()
+    expect(warnings()[0]).toMatch(
+      /^::warning::Input token is set, so no exchange is made and the client credentials inputs are not used/
+    )
+  })
+
+  it('refuses an auth-url that already ends in /oauth/token, saying what to give', () => {
+    setInputs({ ...VALID, 'auth-url': 'https://tenant.idp.test/oauth/token/' })
+    expect(() => getInputs()).toThrow(
+      "Input auth-url ends in /oauth/token, which the action appends itself: give the identity provider's base URL (https://tenant.idp.test), or the whole endpoint as token-url"
+    )
+  })
+})

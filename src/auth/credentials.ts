@@ -30,6 +30,8 @@ export interface Credentials {
   readonly audience?: string
   readonly scope?: string
   readonly tokenUrl: URL
+  /** Which input gave the token URL, for advice: token-url, or auth-url with /oauth/token appended. */
+  readonly tokenUrlFrom?: 'auth-url' | 'token-url'
   /** How the token request body is encoded, whatever the client authentication. */
   readonly bodyFormat: 'json' | 'form'
 }

@@ -45,6 +45,7 @@ export async function exchangeToken(
       label: 'token request'
     },
     redirect: 'a token request carries the client credentials and is never redirected',
+    urlInput: credentials.tokenUrlFrom ?? 'auth-url',
     advice: status => adviceFor(status, credentials),
     parse: res => parseTokenResponse(res.body.toString('utf8'), onSecret)
   }
@@ -73,7 +74,9 @@ function adviceFor(status: number, credentials: Credentials): string {
       return 'The identity provider rejected the request: check the client-id, audience, scope, client-auth and token-request-format inputs.'
     case 404:
     case 405:
-      return `There is no token endpoint at ${originAndPath(credentials.tokenUrl)}: check auth-url (the token endpoint is {auth-url}/oauth/token) or set token-url.`
+      return credentials.tokenUrlFrom === 'token-url'
+        ? `There is no token endpoint at ${originAndPath(credentials.tokenUrl)}: check token-url.`
+        : `There is no token endpoint at ${originAndPath(credentials.tokenUrl)}: check auth-url (the token endpoint is {auth-url}/oauth/token) or set token-url.`
     case 429:
       return 'The identity provider is rate-limiting token requests: re-run later, and reuse one token per run (see sealed-token) to spend fewer.'
     default:

@@ -14,6 +14,8 @@ export interface Operation<T> {
   readonly request: HttpRequest
   /** Why a redirect is not followed: "the bearer token is never sent to …". */
   readonly redirect: string
+  /** The input the request's URL comes from, named when its host does not resolve. */
+  readonly urlInput?: string
   /** Statuses that count as success besides 2xx. */
   readonly accept?: ReadonlySet<number>
   /** What to do about a status that is not a success. */
@@ -61,7 +63,7 @@ export async function perform<T>(http: Transport, operation: Operation<T>): Prom
 
 /** A transport failure as the operation reports it: the facts, then what to do; anything else as it is. */
 export function operationFailure(
-  operation: Pick<Operation<unknown>, 'action' | 'request' | 'redirect'>,
+  operation: Pick<Operation<unknown>, 'action' | 'request' | 'redirect' | 'urlInput'>,
   err: unknown
 ): unknown {
   const { action, request } = operation
@@ -82,7 +84,7 @@ export function operationFailure(
     what +=
       '. If it is issued by an internal CA, set NODE_EXTRA_CA_CERTS to the path of that CA certificate (PEM) in the job env.'
   } else if (failure.kind === 'dns') {
-    what += '; check the URL input'
+    what += `; check the ${operation.urlInput ?? 'URL'} input`
   }
   if (err.windowMs !== undefined) what += `; retries stop ${err.windowMs / 1000} s after the first attempt`
   const tries = err.attempts > 1 ? ` (after ${err.attempts} attempts)` : ''

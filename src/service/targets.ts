@@ -39,7 +39,8 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
         label: page === 1 ? 'targets request' : `targets request (page ${page})`
       },
       redirect: 'the bearer token is never sent to an address it was not configured for',
-      advice: status => adviceFor(status, options.baseUrl),
+      urlInput: 'base-url',
+      advice: status => adviceFor(status, options.baseUrl, current),
       parse: res => {
         const body = parseTargetsBody(res.body.toString('utf8'))
         return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
@@ -86,14 +87,16 @@ function followable(next: string, current: URL, base: URL, seen: Set<string>): U
   return url
 }
 
-function adviceFor(status: number, baseUrl: URL): string {
+function adviceFor(status: number, baseUrl: URL, requested: URL): string {
   switch (status) {
     case 401:
       return 'The service refused the token: it may be expired, or issued for another audience or tenant. Check the audience and base-url inputs.'
     case 403:
       return "The token is valid but the organisation's bot user may not list targets: add the bot user to a group with that access."
     case 404:
-      return `Check base-url (${baseUrl.href}): targets are listed at {base-url}/v1/targets.`
+      return /\/v1$/.test(baseUrl.pathname)
+        ? `The request went to ${requested.origin}${requested.pathname}: base-url (${baseUrl.href}) already ends in /v1, which the action appends. Drop /v1 from base-url.`
+        : `Check base-url (${baseUrl.href}): targets are listed at {base-url}/v1/targets (requested ${requested.origin}${requested.pathname}).`
     case 429:
       return 'The service is rate-limiting requests: re-run later.'
     default:

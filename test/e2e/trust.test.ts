@@ -151,7 +151,11 @@ describe('hostile and sensitive data', () => {
       { debug: true }
     )
     try {
-      expectFailure(run, new RegExp(`There is no token endpoint at ${idp.url}/missing/token: check auth-url`))
+      // token-url was given, so the advice names it (it used to blame auth-url, which was not used)
+      expectFailure(run, new RegExp(`There is no token endpoint at ${idp.url}/missing/token: check token-url\\.`))
+      expect(run.stdout).toContain(
+        '::warning::Inputs token-url and auth-url are both set: token-url is used, and auth-url is not'
+      )
       expect(`${run.stdout}${run.stderr}`).not.toContain('k3y-0f-the-gateway')
       expect(idp.requests[0].url).toBe('/missing/token?subscription-key=k3y-0f-the-gateway')
     } finally {

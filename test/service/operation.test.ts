@@ -115,6 +115,13 @@ describe('perform', () => {
     expect((error as Error).message).not.toContain('k3y')
   })
 
+  it('names the input whose host does not resolve', async () => {
+    const transport = fake(() => Promise.reject(new RequestError({ kind: 'dns', hostname: 'api.example.test' }, 1)))
+    await expect(perform(transport, operation({ urlInput: 'base-url' }))).rejects.toThrow(
+      'the host api.example.test could not be resolved (ENOTFOUND); check the base-url input'
+    )
+  })
+
   it('names the retry window when retries stopped there', async () => {
     const transport = fake(() => Promise.reject(new RequestError({ kind: 'aborted' }, 4, 45_000)))
     await expect(perform(transport, operation())).rejects.toThrow(

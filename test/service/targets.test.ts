@@ -238,3 +238,20 @@ describe('under random input', () => {
     )
   })
 })
+
+describe('advice for a 404', () => {
+  it('shows the URL requested, and says to drop /v1 when base-url already ends in it', async () => {
+    nock('https://api.service.test').get('/v1/v1/targets').reply(404, { message: 'Not found' })
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    await expect(
+      listTargets(http, {
+        baseUrl: new URL('https://api.service.test/v1'),
+        token: 't',
+        maxPages: 1,
+        onTargets: () => undefined
+      })
+    ).rejects.toThrow(
+      'The request went to https://api.service.test/v1/v1/targets: base-url (https://api.service.test/v1) already ends in /v1, which the action appends. Drop /v1 from base-url.'
+    )
+  })
+})
