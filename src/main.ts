@@ -3,12 +3,13 @@ import { appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { obtainToken } from './auth/token.js'
 import { messageOf } from './errors.js'
+import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
 import { getInputs } from './inputs.js'
 import { publish } from './report/outputs.js'
 import { callEveryTarget } from './routine-step.js'
 import { renderSummary } from './report/summary.js'
-import { redact } from './secrets.js'
+import { mask, redact } from './secrets.js'
 import { listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
 
@@ -19,6 +20,7 @@ export async function run(): Promise<void> {
   let file: TargetsFile | undefined
   let results: string | undefined
   try {
+    trustEnvironment(core.warning, mask)
     const inputs = getInputs()
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,

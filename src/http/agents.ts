@@ -33,7 +33,8 @@ export class Agents {
       return { request: module.request, agent: this.proxyAgent(url), proxy: `${proxy.protocol}//${proxy.host}` }
     let agent = this.direct.get(url.protocol)
     if (!agent) {
-      agent = new module.Agent({ keepAlive: true })
+      // Certificates are verified whatever NODE_TLS_REJECT_UNAUTHORIZED says (see trustEnvironment).
+      agent = new module.Agent({ keepAlive: true, rejectUnauthorized: true })
       this.direct.set(url.protocol, agent)
     }
     return { request: module.request, agent }
@@ -54,5 +55,36 @@ export class Agents {
     this.direct.clear()
     for (const client of this.proxied.values()) client.dispose()
     this.proxied.clear()
+  }
+}
+
+/**
+ * Makes the job's environment safe to send credentials through. NODE_TLS_REJECT_UNAUTHORIZED=0
+ * would send the client secret to a server whose certificate nobody checked: it is removed for
+ * this step, with a warning (NODE_EXTRA_CA_CERTS is the way to trust an internal CA). A proxy's
+ * credentials are registered as secrets in every form a debug log could show them.
+ */
+export function trustEnvironment(warn: (message: string) => void, secret: (value: string) => void): void {
+  if (process.env.NODE_TLS_REJECT_UNAUTHORIZED === '0') {
+    delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+    warn(
+      'NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the job: this step verifies TLS certificates anyway, as it sends credentials. ' +
+        'To trust an internal CA, set NODE_EXTRA_CA_CERTS to its certificate (PEM) instead.'
+    )
+  }
+  for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
+    const value = process.env[name]
+    if (!value) continue
+    try {
+      const { username, password } = new URL(value)
+      if (!password) continue
+      const user = decodeURIComponent(username)
+      const pass = decodeURIComponent(password)
+      for (const form of [pass, password, `${user}:${pass}`, Buffer.from(`${user}:${pass}`).toString('base64')]) {
+        secret(form)
+      }
+    } catch {
+      // not a URL: nothing a proxy client would use
+    }
   }
 }

@@ -120,6 +120,21 @@ const inputs = (idpHost: string, apiHost: string) => ({
   'base-url': `https://${apiHost}:${port(api)}`
 })
 
+describe('NODE_TLS_REJECT_UNAUTHORIZED=0 in the job', () => {
+  it('is not obeyed: the certificate is still verified, and a warning says so', async () => {
+    const run = await runAction(inputs('localhost', 'localhost'), { env: { NODE_TLS_REJECT_UNAUTHORIZED: '0' } })
+    try {
+      expectFailure(run, /is not trusted by this machine \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/)
+      expect(run.stdout).toContain(
+        '::warning::NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the job: this step verifies TLS certificates anyway'
+      )
+      expect(idp.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+})
+
 describe.each([false, true])('TLS with an internal CA (debug %s)', debug => {
   it('explains an untrusted certificate and names NODE_EXTRA_CA_CERTS', async () => {
     const run = await runAction(inputs('localhost', 'localhost'), { debug })
@@ -176,6 +191,24 @@ describe.each([false, true])('corporate proxies (debug %s)', debug => {
       expect(connects[0].auth).toBe(`Basic ${Buffer.from('proxy-user:proxy@pass').toString('base64')}`)
       // The proxy password, and the credentials as sent, are in no log line, output or file.
       expectNoLeaks(run, [CLIENT.secret, TOKEN, 'proxy@pass', 'proxy%40pass', String(connects[0].auth).slice(6)])
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('registers the proxy credentials as secrets, so the runner hides them wherever Node prints them', async () => {
+    const withAuth = proxyUrl.replace('http://', 'http://proxy-user:proxy%40pass@')
+    const run = await runAction(inputs(IDP_HOST, API_HOST), {
+      debug,
+      env: { NODE_EXTRA_CA_CERTS: caFile, HTTPS_PROXY: withAuth }
+    })
+    try {
+      expect(run.code).toBe(0)
+      const basic = Buffer.from('proxy-user:proxy@pass').toString('base64')
+      for (const form of ['proxy@pass', 'proxy%40pass', 'proxy-user:proxy@pass', basic]) {
+        expect(run.stdout).toContain(`::add-mask::${form.replace(/%/g, '%25')}\n`)
+      }
+      // (NODE_DEBUG=net prints proxyAuth and Proxy-Authorization: registered, the runner masks them.)
     } finally {
       run.cleanup()
     }

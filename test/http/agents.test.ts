@@ -1,4 +1,4 @@
-import { Agents } from '../../src/http/agents.js'
+import { Agents, trustEnvironment } from '../../src/http/agents.js'
 
 describe('Agents', () => {
   const saved = { ...process.env }
@@ -38,5 +38,47 @@ describe('Agents', () => {
     const fresh = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
     expect(fresh.agent).not.toBe(proxied.agent)
     agents.dispose()
+  })
+})
+
+describe('trustEnvironment', () => {
+  const saved = { ...process.env }
+  afterEach(() => {
+    process.env = { ...saved }
+  })
+
+  it('removes NODE_TLS_REJECT_UNAUTHORIZED=0 with a warning, and leaves other values alone', () => {
+    const warnings: string[] = []
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+    trustEnvironment(
+      m => warnings.push(m),
+      () => undefined
+    )
+    expect(process.env.NODE_TLS_REJECT_UNAUTHORIZED).toBeUndefined()
+    expect(warnings).toEqual([expect.stringMatching(/^NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the job/)])
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '1'
+    trustEnvironment(
+      m => warnings.push(m),
+      () => undefined
+    )
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('registers a proxy password, user:password and its base64', () => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) delete process.env[name]
+    process.env.HTTP_PROXY = 'http://u%20ser:p%40ss@proxy.test:3128'
+    const secrets: string[] = []
+    trustEnvironment(
+      () => undefined,
+      s => secrets.push(s)
+    )
+    expect(secrets).toEqual(['p@ss', 'p%40ss', 'u ser:p@ss', Buffer.from('u ser:p@ss').toString('base64')])
+    process.env.HTTP_PROXY = 'http://proxy.test:3128'
+    secrets.length = 0
+    trustEnvironment(
+      () => undefined,
+      s => secrets.push(s)
+    )
+    expect(secrets).toEqual([])
   })
 })
