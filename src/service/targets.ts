@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Http } from '../http/client.js'
 import { parseExact } from '../json.js'
 import { excerpt } from '../secrets.js'
@@ -27,7 +28,7 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
   let url: URL | undefined = joinPath(options.baseUrl, 'v1/targets')
   const seen = new Set<string>()
   for (let page = 1; url; page++) {
-    seen.add(url.href)
+    seen.add(digest(url.href))
     const current: URL = url
     const { targets, next } = await perform(http, {
       action: ACTION,
@@ -42,7 +43,15 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
       urlInput: 'base-url',
       advice: status => adviceFor(status, options.baseUrl, current),
       parse: res => {
-        const body = parseTargetsBody(res.body.toString('utf8'))
+        const text = res.body.toString('utf8')
+        // The token echoed into target data would be written to targets and targets-file in the clear.
+        if (options.token.length >= 8 && text.includes(options.token)) {
+          throw new ResponseError(
+            `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, options.token)}; ` +
+              'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
+          )
+        }
+        const body = parseTargetsBody(text)
         return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
       }
     })
@@ -60,11 +69,40 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
   return total
 }
 
+/** Where in the targets a secret stands, as a path: " at targets[3].owner.note". */
+function secretPath(targets: unknown[], secret: string): string {
+  const walk = (value: unknown, path: string): string | undefined => {
+    if (typeof value === 'string') return value.includes(secret) ? path : undefined
+    if (!value || typeof value !== 'object') return undefined
+    for (const [key, child] of Object.entries(value)) {
+      const found = walk(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${excerpt(key, 40)}`)
+      if (found) return found
+    }
+    return undefined
+  }
+  const path = walk(targets, 'targets')
+  return path ? ` at ${path}` : ''
+}
+
+/** 20 bytes a page, whatever its link's length. */
+function digest(href: string): string {
+  return createHash('sha1').update(href).digest('base64')
+}
+
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value
 }
 
+/** A longer next-page link is refused: every page's is kept (as a digest) to catch loops. */
+const MAX_LINK_CHARS = 8 * 1024
+
 function followable(next: string, current: URL, base: URL, seen: Set<string>): URL {
+  if (next.length > MAX_LINK_CHARS) {
+    throw new OperationError(
+      ACTION,
+      `the next-page link is ${next.length} characters long, more than ${MAX_LINK_CHARS}`
+    )
+  }
   let url: URL
   try {
     url = new URL(next, current)
@@ -78,7 +116,7 @@ function followable(next: string, current: URL, base: URL, seen: Set<string>): U
         'the token is only sent to base-url, so the list cannot be completed.'
     )
   }
-  if (seen.has(url.href)) {
+  if (seen.has(digest(url.href))) {
     throw new OperationError(
       ACTION,
       `the next-page link ${excerpt(url.href, 200)} was already listed (a pagination loop).`

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
+import { messageOf } from '../errors.js'
 import { formatBytes, formatCount } from '../format.js'
 import { hasId, Shard, shardOf } from './shards.js'
 
@@ -57,8 +58,23 @@ export class TargetsFile {
   constructor(private readonly options: TargetsFileOptions) {
     this.maxBytes = options.maxBytes ?? MAX_LIST_BYTES
     this.path = join(options.dir, `targets-${randomBytes(6).toString('hex')}.json`)
-    this.fd = openSync(this.path, 'wx', 0o600)
-    this.write('[')
+    try {
+      this.fd = openSync(this.path, 'wx', 0o600)
+      this.write('[')
+    } catch (err) {
+      // A full or read-only RUNNER_TEMP: leave no empty file behind, and say what to do.
+      if (this.fd !== undefined) this.discard()
+      throw this.failure(err)
+    }
+  }
+
+  private failure(err: unknown): Error {
+    if (err instanceof Error && err.message.startsWith('Failed to write the targets file')) return err
+    return new Error(
+      `Failed to write the targets file in ${this.options.dir} (RUNNER_TEMP): ${messageOf(err)}. ` +
+        'Free disk space on the runner, or read fewer targets per job (see shard).',
+      { cause: err }
+    )
   }
 
   /** Appends a page's targets, keeping only the shard's. */
@@ -107,7 +123,11 @@ export class TargetsFile {
   private write(data: string | Buffer): void {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data
     this.hash.update(bytes)
-    for (let done = 0; done < bytes.length;) done += writeSync(this.fd as number, bytes, done)
+    try {
+      for (let done = 0; done < bytes.length;) done += writeSync(this.fd as number, bytes, done)
+    } catch (err) {
+      throw this.failure(err)
+    }
   }
 
   /** Removes the file: a failed step leaves nothing behind. Never throws. */

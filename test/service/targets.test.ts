@@ -255,3 +255,42 @@ describe('advice for a 404', () => {
     )
   })
 })
+
+describe('a token echoed into target data', () => {
+  it('fails the listing, naming where it stands, and hands no target on', async () => {
+    const token = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJib3QifQ.c2ln'
+    nock('https://api.service.test')
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }, { id: 'b', owner: { note: `token was Bearer ${token}` } }])
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    const got: unknown[] = []
+    await expect(
+      listTargets(http, {
+        baseUrl: new URL('https://api.service.test'),
+        token,
+        maxPages: 1,
+        onTargets: t => got.push(...t)
+      })
+    ).rejects.toThrow(
+      "Failed to list targets: the service's response holds the bearer token at targets[1].owner.note; it is never written to targets or targets-file."
+    )
+    expect(got).toEqual([])
+  })
+})
+
+describe('next-page links', () => {
+  it('refuses a link over 8 KiB rather than keep it', async () => {
+    nock('https://api.service.test')
+      .get('/v1/targets')
+      .reply(200, { targets: [{ id: 'a' }], next: `/v1/targets?cursor=${'x'.repeat(9000)}` })
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    await expect(
+      listTargets(http, {
+        baseUrl: new URL('https://api.service.test'),
+        token: 't',
+        maxPages: 5,
+        onTargets: () => undefined
+      })
+    ).rejects.toThrow('Failed to list targets: the next-page link is 9019 characters long, more than 8192')
+  })
+})

@@ -118,3 +118,15 @@ describe('TargetsFile', () => {
     expect(existsSync(file.path)).toBe(false)
   })
 })
+
+describe('a RUNNER_TEMP that cannot be written', () => {
+  it('names the folder and what to do, and leaves nothing behind', () => {
+    const missing = join(dir, 'no-such-folder')
+    expect(() => new TargetsFile({ dir: missing })).toThrow(
+      new RegExp(
+        `^Failed to write the targets file in ${missing} \\(RUNNER_TEMP\\): ENOENT.*Free disk space on the runner`
+      )
+    )
+    expect(readdirSync(dir)).toEqual([])
+  })
+})
