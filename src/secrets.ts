@@ -54,8 +54,32 @@ export function echoedForms(value: string): string[] {
       .join(''),
     uri.replace(/%[0-9A-F]{2}/g, hex => hex.toLowerCase()),
     formEncode(value),
-    bytes.toString('base64url')
+    bytes.toString('base64url'),
+    // Form encoding with lower-case hex (%7e: Entra secrets hold ~), JSON with escaped slashes,
+    // JSON with HTML-sensitive ASCII as \u002B (.NET's System.Text.Json), HTML character references.
+    formEncode(value).replace(/%[0-9A-F]{2}/g, hex => hex.toLowerCase()),
+    json.replace(/\//g, '\\/'),
+    json.replace(
+      /[+<>&'`]|\\"/g,
+      c => `\\u${(c.length === 2 ? '"' : c).charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
+    ),
+    htmlEscaped(value, c => `&#${c.codePointAt(0)};`),
+    htmlEscaped(value, c => `&#x${(c.codePointAt(0) as number).toString(16).toUpperCase()};`),
+    htmlEscaped(value, c => NAMED_REFERENCES[c] ?? `&#${c.codePointAt(0)};`)
   ]
+}
+
+const NAMED_REFERENCES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;'
+}
+
+/** The value with the characters HTML escapers escape written as references. */
+function htmlEscaped(value: string, reference: (c: string) => string): string {
+  return value.replace(/[&<>"'+=`]/g, reference)
 }
 const FIRST_FORM_RUNNER_MISSES = 4
 

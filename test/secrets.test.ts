@@ -21,7 +21,12 @@ describe('secrets', () => {
       '::add-mask::\\u0061\\u0020\\u0062\\u002f\\u00fc\\u002b\\u0063\n',
       '::add-mask::a%2520b%252f%25c3%25bc%252bc\n', // the command escapes % as %25
       '::add-mask::a+b%252F%25C3%25BC%252Bc\n',
-      `::add-mask::${Buffer.from('a b/ü+c').toString('base64url')}\n`
+      `::add-mask::${Buffer.from('a b/ü+c').toString('base64url')}\n`,
+      '::add-mask::a+b%252f%25c3%25bc%252bc\n', // form encoding, lower-case hex
+      '::add-mask::a b\\/ü+c\n', // JSON, escaped slash
+      '::add-mask::a b/ü\\u002Bc\n', // JSON as .NET writes it
+      '::add-mask::a b/ü&#43;c\n', // HTML references: decimal
+      '::add-mask::a b/ü&#x2B;c\n' // and hex (the named form is the decimal one here)
     ])
     written.length = 0
     mask('a b/ü+c')
@@ -71,5 +76,21 @@ describe('secrets', () => {
     expect(quoted.includes('\u0000')).toBe(false)
     expect(quoted.length).toBeLessThanOrEqual(301)
     expect(quoted.startsWith(`${'a'.repeat(290)}*** b`)).toBe(true)
+  })
+})
+
+describe('forms real servers echo a secret in', () => {
+  const secret = `s~e+c/r"e<t&'x`
+  it.each([
+    ['form encoding with lower-case hex', 's%7ee%2bc%2fr%22e%3ct%26%27x'],
+    ['JSON with escaped slashes', 's~e+c\\/r\\"e<t&\'x'],
+    ['JSON with HTML-sensitive ASCII as \\u escapes (.NET)', 's~e\\u002Bc/r\\u0022e\\u003Ct\\u0026\\u0027x'],
+    ['HTML decimal references', 's~e&#43;c/r&#34;e&#60;t&#38;&#39;x'],
+    ['HTML hex references', 's~e&#x2B;c/r&#x22;e&#x3C;t&#x26;&#x27;x'],
+    ['HTML named references', 's~e&#43;c/r&quot;e&lt;t&amp;&#39;x']
+  ])('%s', (_what, echoed) => {
+    expect(echoedForms(secret)).toContain(echoed)
+    mask(secret)
+    expect(redact(`server said: ${echoed}!`)).toBe('server said: ***!')
   })
 })
