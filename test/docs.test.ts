@@ -109,6 +109,16 @@ function unsafeRunLines(script: string): string[] {
     const line = raw.replace(/(^|\s)#.*$/, '')
     const touchesToken = /\$\{?[A-Za-z_]*TOKEN\b|Bearer/i.test(line)
     if (touchesToken && !/^\s*printf /.test(line)) problems.push(`a token on a command line: ${line.trim()}`)
+    // Service data printed raw becomes workflow commands (::add-mask::, ::stop-commands::, a fake
+    // ::error::): print it JSON-encoded (jq -c, @json), or feed it to a program rather than the log.
+    if (/\bjq -r\b/.test(line) && !/\|\s*(while|\.\/|xargs)|\$\(jq -r/.test(line)) {
+      problems.push(`service data printed raw (jq -r): ${line.trim()}`)
+    }
+    if (/^\s*echo\b.*\$(?!GITHUB_|RUNNER_)[A-Z_]+/.test(line) && !/>>\s*"\$GITHUB_/.test(line)) {
+      problems.push(`service data echoed raw: ${line.trim()}`)
+    }
+    // A program given service data as an argument takes an id such as --config=… as an option.
+    if (/\.\/[\w.-]+\s+"\$/.test(line)) problems.push(`service data as an option, not after --: ${line.trim()}`)
   }
   return problems
 }
@@ -116,18 +126,23 @@ function unsafeRunLines(script: string): string[] {
 describe('unsafeRunLines', () => {
   it.each([
     ['echo "First target is ${{ fromJSON(steps.m2m.outputs.targets)[0].name }}"', /expression/],
-    ['./scan.sh "${{ matrix.target.id }}"', /expression/],
+    ['./scan.sh -- "${{ matrix.target.id }}"', /expression/],
     ['curl -fsS -H "Authorization: Bearer $SERVICE_TOKEN" https://api.test', /token on a command line/],
     ['./my-tool --token "$TOKEN"', /token on a command line/],
-    ['./my-tool --token "${SERVICE_TOKEN}"', /token on a command line/]
+    ['./my-tool --token "${SERVICE_TOKEN}"', /token on a command line/],
+    ['jq -r \'.[].id\' <<<"$TARGETS"', /printed raw \(jq -r\)/],
+    ['echo "First target is $FIRST"', /echoed raw/],
+    ['./scan.sh "$id"', /not after --/]
   ])('flags %s', (script, problem) => {
     expect(unsafeRunLines(script)).toEqual([expect.stringMatching(problem)])
   })
 
   it.each([
     'printf \'Authorization: Bearer %s\\n\' "$SERVICE_TOKEN" | curl -fsS -H @- https://api.test',
-    './scan.sh "$id" # reads the token from $SERVICE_TOKEN',
-    'jq -r \'.[].id\' "$TARGETS_FILE"'
+    './scan.sh -- "$id" # reads the token from $SERVICE_TOKEN',
+    'jq -c \'.[].id\' "$TARGETS_FILE"',
+    'jq -r \'.[].id\' "$TARGETS_FILE" | while IFS= read -r id; do',
+    'echo "name=targets-$GITHUB_RUN_ID" >> "$GITHUB_OUTPUT"'
   ])('accepts %s', script => {
     expect(unsafeRunLines(script)).toEqual([])
   })
