@@ -26,7 +26,11 @@ try {
   console.log('--- Step outputs ---')
   for (const [name, value] of Object.entries(run.outputs)) {
     const masked = applyMasks(value, masks)
-    console.log(`${name}: ${masked.length > 100 ? `${masked.slice(0, 100)}… (${masked.length} characters)` : masked}`)
+    // The runner's temporary folder, and the files in it, are gone once the demo step has run.
+    const gone = /-file$/.test(name) ? " (removed with the runner's temporary folder)" : ''
+    console.log(
+      `${name}: ${masked.length > 100 ? `${masked.slice(0, 100)}… (${masked.length} characters)` : masked}${gone}`
+    )
   }
   console.log('\n--- Job summary (Markdown) ---')
   console.log(run.summary.trimEnd())

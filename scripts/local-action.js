@@ -75,7 +75,10 @@ try {
     console.log('\nOutputs, from the GITHUB_OUTPUT file (masked as the runner masks them):')
     for (const [name, value] of Object.entries(outputs)) {
       const shown = applyMasks(value, [...masks, outputs.token])
-      console.log(`  ${name}: ${shown.length > 100 ? `${shown.slice(0, 100)}… (${shown.length} characters)` : shown}`)
+      const gone = /-file$/.test(name) ? " (removed with the runner's temporary folder)" : ''
+      console.log(
+        `  ${name}: ${shown.length > 100 ? `${shown.slice(0, 100)}… (${shown.length} characters)` : shown}${gone}`
+      )
     }
   } else {
     console.error('\nThe action failed (it set no outputs): see its error above.')
