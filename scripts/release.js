@@ -47,7 +47,21 @@ export function promoteUnreleased(changelog, version, date) {
   if (!notes) throw new Error('The Unreleased section of CHANGELOG.md is empty: say what changed first')
   const after = changelog.indexOf('\n## ', at + marker.length)
   const rest = after < 0 ? '' : changelog.slice(after + 1)
-  return `${changelog.slice(0, at)}${marker}\n\n## [${version}] - ${date}\n\n${notes}\n\n${rest}`
+  return withLinks(`${changelog.slice(0, at)}${marker}\n\n## [${version}] - ${date}\n\n${notes}\n\n${rest}`, version)
+}
+
+/**
+ * The link references at the end: [Unreleased] compares from the new version, and the new
+ * version links to its release, in the form the existing references use.
+ */
+function withLinks(changelog, version) {
+  const unreleased = /^\[Unreleased\]: (\S+\/compare\/)v[^.\s]+\.[^.\s]+\.[^.\s]+\.\.\.HEAD$/m.exec(changelog)
+  if (!unreleased) return changelog
+  const repo = unreleased[1].replace(/\/compare\/$/, '')
+  return changelog.replace(
+    unreleased[0],
+    `[Unreleased]: ${repo}/compare/v${version}...HEAD\n[${version}]: ${repo}/releases/tag/v${version}`
+  )
 }
 
 function read(file) {
@@ -78,7 +92,14 @@ function main([command, arg]) {
       return 1
     }
     const date = new Date().toISOString().slice(0, 10)
-    writeFileSync(join(root, 'CHANGELOG.md'), promoteUnreleased(read('CHANGELOG.md'), arg, date))
+    let changelog
+    try {
+      changelog = promoteUnreleased(read('CHANGELOG.md'), arg, date)
+    } catch (err) {
+      process.stderr.write(`${err.message}\n`)
+      return 1
+    }
+    writeFileSync(join(root, 'CHANGELOG.md'), changelog)
     execFileSync('npm', ['version', arg, '--no-git-tag-version'], { cwd: root, stdio: 'inherit' })
     execFileSync('npm', ['run', 'bundle'], { cwd: root, stdio: 'inherit' })
     process.stdout.write(
