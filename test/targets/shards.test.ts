@@ -128,9 +128,9 @@ describe('shard counts and the shards output', () => {
   })
 })
 
-describe("the README's Python reference", () => {
-  const readme = readFileSync('README.md', 'utf8')
-  const reference = /```python\n([\s\S]*?)```/.exec(readme)?.[1] ?? ''
+describe("the shard contract's Python reference (docs/fan-out.md)", () => {
+  const contract = readFileSync('docs/fan-out.md', 'utf8')
+  const reference = /```python\n([\s\S]*?)```/.exec(contract)?.[1] ?? ''
   const ids = [
     '9007199254740993',
     '9007199254740992',
