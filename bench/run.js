@@ -156,16 +156,32 @@ const sealedEnv = { ...smallEnv, 'INPUT_SEALED-TOKEN': sealedToken ?? '' }
 
 const samples = { node: [], floor: [], action: [], curl: [], sealed: [], farFloor: [], farAction: [] }
 await timed(process.execPath, [action], smallEnv) // warm the file cache
-for (let i = 0; i < ROUNDS; i++) {
-  samples.node.push((await timed(process.execPath, ['-e', '0'], smallEnv)).ms)
-  samples.floor.push((await timed(process.execPath, [floor], smallEnv)).ms)
-  samples.action.push((await timed(process.execPath, [action], smallEnv)).ms)
-  if (sealedToken) samples.sealed.push((await timed(process.execPath, [action], sealedEnv)).ms)
-  if (i % 3 === 0) {
-    samples.farFloor.push((await timed(process.execPath, [floor], farEnv)).ms)
-    samples.farAction.push((await timed(process.execPath, [action], farEnv)).ms)
+const [hkdfGuesses, scryptGuesses] = KDF_NAMES.map(name => guessesPerSecond(name))
+// One scrypt derivation as the action makes it: the cost paid on purpose, reported apart.
+const kdfMs = 1000 / scryptGuesses
+const RATIO = 1.2
+async function rounds(count) {
+  for (let i = 0; i < count; i++) {
+    samples.node.push((await timed(process.execPath, ['-e', '0'], smallEnv)).ms)
+    samples.floor.push((await timed(process.execPath, [floor], smallEnv)).ms)
+    samples.action.push((await timed(process.execPath, [action], smallEnv)).ms)
+    if (sealedToken) samples.sealed.push((await timed(process.execPath, [action], sealedEnv)).ms)
+    if (i % 3 === 0) {
+      samples.farFloor.push((await timed(process.execPath, [floor], farEnv)).ms)
+      samples.farAction.push((await timed(process.execPath, [action], farEnv)).ms)
+    }
+    if (withCurl) samples.curl.push((await timed('bash', ['-c', curlScript], curlEnv)).ms)
   }
-  if (withCurl) samples.curl.push((await timed('bash', ['-c', curlScript], curlEnv)).ms)
+}
+await rounds(ROUNDS)
+// A busy machine can skew one batch: while a ratio misses its goal, measure more rounds (up to
+// three batches) and judge the median of them all, so only a lasting regression fails.
+const ratiosMissed = () =>
+  (median(samples.action) - kdfMs) / median(samples.floor) > RATIO ||
+  median(samples.farAction) / median(samples.farFloor) > RATIO
+for (let batch = 1; batch < 3 && ratiosMissed(); batch++) {
+  console.log(`A start-up ratio is over ${RATIO} after batch ${batch}: measuring ${ROUNDS} more rounds`)
+  await rounds(ROUNDS)
 }
 
 const rssScript =
@@ -251,10 +267,6 @@ const scaleMs = count => median(scale[count].map(l => l.ms))
 const scaleMib = count => median(scale[count].map(l => l.mib))
 const sealedMs = samples.sealed.length ? median(samples.sealed) : NaN
 const far = { floor: median(samples.farFloor), action: median(samples.farAction) }
-const [hkdfGuesses, scryptGuesses] = KDF_NAMES.map(name => guessesPerSecond(name))
-// One scrypt derivation as the action makes it: the cost paid on purpose, reported apart.
-const kdfMs = 1000 / scryptGuesses
-const RATIO = 1.2
 const goals = [
   ['(for scale) action - node -e 0', `${(m.action - m.node).toFixed(1)} ms`, '', true],
   ['(for scale) floor - node -e 0', `${(m.floor - m.node).toFixed(1)} ms`, '', true],
@@ -315,7 +327,9 @@ const goals = [
   ]
 ]
 
-console.log(`Node ${process.version}, ${ROUNDS} interleaved rounds, medians (token + 100 targets on loopback)`)
+console.log(
+  `Node ${process.version}, ${samples.action.length} interleaved rounds, medians (token + 100 targets on loopback)`
+)
 console.log(`Action: ${action}; scale runs: medians of ${LARGE_RUNS}\n`)
 console.log('| run | median ms |\n| --- | ---: |')
 console.log(`| node -e 0 | ${m.node.toFixed(1)} |`)
@@ -329,4 +343,6 @@ console.log('\n| goal | measured | target | met |\n| --- | ---: | ---: | --- |')
 for (const [name, value, target, met] of goals) {
   console.log(`| ${name} | ${value} | ${target} | ${target ? (met ? 'yes' : 'NO') : ''} |`)
 }
-process.exitCode = goals.every(g => g[3]) ? 0 : 1
+const missed = goals.filter(g => !g[3]).map(g => g[0])
+if (missed.length) console.error(`Goals missed: ${missed.join('; ')}`)
+process.exitCode = missed.length ? 1 : 0
