@@ -4,7 +4,7 @@ import { exchangeToken, parseTokenResponse, tokenRequestFields } from '../../src
 import { Credentials } from '../../src/auth/credentials.js'
 import { ResponseError } from '../../src/service/operation.js'
 import { mask } from '../../src/secrets.js'
-import { recordingHttp } from '../helpers.js'
+import { captureStdout, recordingHttp } from '../helpers.js'
 import { clientSecretBasic, clientSecretPost } from '../../src/auth/client-secret.js'
 import { privateKeyJwt } from '../../src/auth/private-key-jwt.js'
 import { useNock } from '../nock.js'
@@ -322,6 +322,7 @@ describe('under random input', () => {
 })
 
 describe('parseTokenResponse, hostile fields', () => {
+  captureStdout() // mask() writes ::add-mask:: lines
   it('redacts a token_type before cutting it, so no part of a secret shows', () => {
     mask('token-type-secret-0123456789-abcdefghijklmnop')
     const body = JSON.stringify({
