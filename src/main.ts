@@ -28,7 +28,7 @@ export async function run(): Promise<void> {
       userAgent: USER_AGENT,
       info: core.info,
       // A line per attempt costs a write even when the runner hides it: only when debugging.
-      debug: core.isDebug() ? core.debug : () => undefined
+      debug: core.isDebug() ? core.debug : undefined
     })
     const newFile = (): TargetsFile =>
       (file = new TargetsFile({ dir: process.env.RUNNER_TEMP || tmpdir(), shard: inputs.shard }))

@@ -45,7 +45,8 @@ export interface HttpOptions {
   readonly maxAttempts: number
   readonly userAgent: string
   readonly info: (message: string) => void
-  readonly debug: (message: string) => void
+  /** Absent when the runner is not debugging: no debug line is built then. */
+  readonly debug?: (message: string) => void
   readonly policy?: Partial<Omit<RetryPolicy, 'maxAttempts'>>
   readonly sleep?: (ms: number) => Promise<void>
   readonly random?: () => number
@@ -83,7 +84,9 @@ export class Http implements Transport {
     const { maxAttempts } = this.policy
     const { timeoutMs } = this.options
     const limits = { timeoutMs, idleMs: Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs) }
-    const where = redact(`${request.url.origin}${request.url.pathname}`)
+    // Debug lines are built only when they are written: a routine sends thousands of requests.
+    const debug = this.options.debug
+    const where = (): string => redact(`${request.url.origin}${request.url.pathname}`)
     const first = this.now()
     for (let n = 1; ; n++) {
       await gate?.ready()
@@ -97,14 +100,16 @@ export class Http implements Transport {
         const raw = await attempt({ ...request, headers, body }, connection, limits)
         response = { ...raw, attempts: n }
         outcome = raw
-        this.options.debug(
-          `${request.method} ${where} -> ${raw.status} in ${this.now() - started} ms (attempt ${n}/${maxAttempts})`
-        )
+        if (debug) {
+          debug(
+            `${request.method} ${where()} -> ${raw.status} in ${this.now() - started} ms (attempt ${n}/${maxAttempts})`
+          )
+        }
       } catch (err) {
         if (!(err instanceof AttemptError)) throw err
         outcome = err
-        this.options.debug(
-          `${request.method} ${where} failed after ${this.now() - started} ms: ${err.code} (attempt ${n}/${maxAttempts})`
+        debug?.(
+          `${request.method} ${where()} failed after ${this.now() - started} ms: ${err.code} (attempt ${n}/${maxAttempts})`
         )
       }
       const now = this.now()

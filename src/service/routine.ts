@@ -194,7 +194,8 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
       } else error = redact(String((err as Error)?.message ?? err))
     }
     done++
-    const text = res ? redact(res.body.toString('utf8')) : ''
+    // Redacted where it is shown: the results line as a whole, the excerpt, the response output.
+    const text = res ? res.body.toString('utf8') : ''
     const good = res !== undefined && succeeded(res.status, options.accept)
     const status = res ? `HTTP ${res.status}` : 'no response'
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
@@ -208,7 +209,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
       ms: now() - t0,
       ...resultBody(text)
     })
-    if (!options.targets && res && Buffer.byteLength(text) < RESPONSE_OUTPUT_BYTES) response = text
+    if (!options.targets && res && Buffer.byteLength(text) < RESPONSE_OUTPUT_BYTES) response = redact(text)
     if (good) {
       ok++
       return
