@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { createPrivateKey, KeyObject } from 'node:crypto'
 import { clientSecretBasic, clientSecretPost, maskBasicCredentials } from './auth/client-secret.js'
 import { ClientAuth, Credentials } from './auth/credentials.js'
+import { DEFAULT_OIDC_AUDIENCE, githubOidc, idTokenSource } from './auth/github-oidc.js'
 import { AssertionAlgorithm, privateKeyJwt } from './auth/private-key-jwt.js'
 import { mask, maskPrivateKey } from './secrets.js'
 import { MAX_SHARDS, parseShard, Shard } from './targets/shards.js'
@@ -60,7 +61,8 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'call-max-failures': '100',
   'min-validity-seconds': '300',
   'token-request-format': 'json',
-  'client-auth': 'post'
+  'client-auth': 'post',
+  'oidc-audience': 'api://AzureADTokenExchange'
 }
 
 function read(name: string): string {
@@ -94,7 +96,7 @@ export function getInputs(): Inputs {
     exportVariable: variableName('export-variable')
   }
   const bodyFormat = choice('token-request-format', ['json', 'form']) as Credentials['bodyFormat']
-  const method = choice('client-auth', ['post', 'basic', 'private-key-jwt'])
+  const method = choice('client-auth', ['post', 'basic', 'private-key-jwt', 'github-oidc'])
   if (token) {
     if (core.getInput('client-id') || clientSecret || privateKeyText) {
       core.warning(
@@ -131,7 +133,10 @@ export function getInputs(): Inputs {
     )
   }
   let auth: ClientAuth
-  if (method === 'private-key-jwt') {
+  if (method === 'github-oidc') {
+    // No secret at all: checked here, before any request to the identity provider.
+    auth = githubOidc(idTokenSource(), read('oidc-audience') || DEFAULT_OIDC_AUDIENCE)
+  } else if (method === 'private-key-jwt') {
     auth = privateKeyJwt({ ...privateKey(privateKeyText), keyId: core.getInput('private-key-id') || undefined })
   } else {
     if (clientSecret.trim() === '') throw new Error(`Input required and not supplied: client-secret${orToken}`)

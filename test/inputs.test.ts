@@ -163,7 +163,10 @@ describe('getInputs', () => {
     [{ 'list-targets': 'yes' }, 'Input list-targets must be true or false, got "yes"'],
     [{ summary: '1' }, 'Input summary must be true or false'],
     [{ 'token-request-format': 'xml' }, 'Input token-request-format must be one of json, form'],
-    [{ 'client-auth': 'mtls' }, 'Input client-auth must be one of post, basic, private-key-jwt, got "mtls"'],
+    [
+      { 'client-auth': 'mtls' },
+      'Input client-auth must be one of post, basic, private-key-jwt, github-oidc, got "mtls"'
+    ],
     [{ 'client-auth': 'basic', 'client-secret': '' }, 'Input required and not supplied: client-secret'],
     [{ 'auth-url': 'https://user@idp.test' }, 'Input auth-url must not contain credentials'],
     [{ 'export-variable': 'MY-TOKEN' }, 'Input export-variable must be an environment variable name'],

@@ -1,3 +1,5 @@
+import type { Transport } from '../http/client.js'
+
 /** What a token request carries to prove the client. */
 export interface Proof {
   readonly headers: Readonly<Record<string, string>>
@@ -12,8 +14,8 @@ export interface Proof {
 export interface ClientAuth {
   /** The client-auth input's value. */
   readonly method: string
-  /** What the token request to `tokenEndpoint` carries for this client. */
-  proof(clientId: string, tokenEndpoint: URL): Promise<Proof>
+  /** What the token request to `tokenEndpoint` carries for this client; `transport` for a method that fetches its proof. */
+  proof(clientId: string, tokenEndpoint: URL, transport?: Transport): Promise<Proof>
   /** The secret a sealed token's key is derived from; undefined when the method holds none. */
   keyMaterial(): Buffer | undefined
   /** The method's settings that are not secret, bound into a sealed token: { method, … }. */

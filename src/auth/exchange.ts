@@ -26,7 +26,7 @@ export async function exchangeToken(
   onSecret: (secret: string) => void
 ): Promise<IssuedToken> {
   const { bodyFormat, tokenUrl } = credentials
-  const proof = await credentials.auth.proof(credentials.clientId, tokenUrl)
+  const proof = await credentials.auth.proof(credentials.clientId, tokenUrl, http)
   const operation: Operation<IssuedToken> = {
     action: 'exchange client credentials for a token',
     request: {

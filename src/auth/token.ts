@@ -5,7 +5,7 @@ import { Inputs } from '../inputs.js'
 import { mask } from '../secrets.js'
 import { exchangeToken } from './exchange.js'
 import { readClaims } from './jwt.js'
-import { Sealer, unseal } from './sealed.js'
+import { canSeal, Sealer, unseal } from './sealed.js'
 
 export type TokenSource = 'exchange' | 'sealed' | 'input'
 
@@ -65,6 +65,14 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
     return { token, sealed: Promise.resolve(undefined) }
   }
 
+  if (inputs.shard && !inputs.sealedToken && canSeal(credentials)) {
+    core.warning(
+      'This shard job exchanges client credentials for its own token: every shard job of the fan-out does, and each ' +
+        "exchange counts against the identity provider's quota (Auth0's free plan: 1,000 machine tokens a month). " +
+        "Pass the listing job's sealed-token output to sealed-token to exchange once per run."
+    )
+  }
+
   if (inputs.sealedToken) {
     const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl)
     if ('reason' in opened) {
@@ -86,7 +94,12 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
   const issued = await exchangeToken(http, credentials, mask)
   // The key derivation starts once there is a token to seal, on the thread pool, and overlaps the
   // listing. Not before: a derivation under way holds the process open when the exchange fails.
-  const sealer = new Sealer(credentials, inputs.baseUrl)
+  const sealer = canSeal(credentials) ? new Sealer(credentials, inputs.baseUrl) : undefined
+  if (!sealer) {
+    core.info(
+      `No sealed-token output: client-auth ${credentials.auth.method} holds no secret to seal with, so each job of a fan-out exchanges its own`
+    )
+  }
   const stated = issued.expiresInSeconds
   const token = makeToken(
     {
@@ -101,7 +114,7 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
   core.info(`Exchanged client credentials for a token${lifetime(token.expiresAtMs, now)}`)
   const { expiresAtMs } = token
   const sealed =
-    expiresAtMs === undefined
+    expiresAtMs === undefined || !sealer
       ? Promise.resolve(undefined)
       : sealer.seal({ accessToken: issued.accessToken, scope: issued.scope, expiresAtMs })
   sealed.catch(() => undefined) // awaited by the caller; never an unhandled rejection meanwhile

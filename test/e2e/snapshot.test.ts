@@ -124,6 +124,10 @@ describe('targets-from: one listing per run', () => {
       expect(run.stdout).toContain(
         '::warning::2 listed targets of 3 have no string or number id, so each shard job places them by their JSON'
       )
+      // and, given no sealed-token, that every shard job spends a token of the provider's quota
+      expect(run.stdout).toContain(
+        "::warning::This shard job exchanges client credentials for its own token: every shard job of the fan-out does, and each exchange counts against the identity provider's quota (Auth0's free plan: 1,000 machine tokens a month)."
+      )
     } finally {
       run.cleanup()
     }
