@@ -1,7 +1,8 @@
 import * as core from '@actions/core'
 import { appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { obtainToken } from './auth/token.js'
+import { Bearer } from './auth/bearer.js'
+import { obtainToken, renewer } from './auth/token.js'
 import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
@@ -34,11 +35,15 @@ export async function run(): Promise<void> {
       (file = new TargetsFile({ dir: process.env.RUNNER_TEMP || tmpdir(), shard: inputs.shard }))
     // A snapshot is read before any request: a bad one fails the step before a token is spent on it.
     let targets = inputs.targetsFrom ? await readInto(inputs, newFile()) : undefined
-    const { token, sealed } = await obtainToken(inputs, http)
-    if (!targets && inputs.listTargets) targets = await listInto(http, inputs, token.accessToken, newFile())
+    const obtained = await obtainToken(inputs, http)
+    const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
+    if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
     const calls = inputs.call
-      ? await callEveryTarget(http, inputs, token, targets, path => (results = path))
+      ? await callEveryTarget(http, inputs, bearer, targets, path => (results = path))
       : undefined
+    // The token in use at the end: a renewal during the work replaced the first one.
+    const token = bearer.latest
+    const { sealed } = obtained
     const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
     const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), calls) : undefined
     publish({

@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { Token } from './auth/token.js'
+import { Bearer } from './auth/bearer.js'
 import { formatCount } from './format.js'
 import { Http } from './http/client.js'
 import { Inputs } from './inputs.js'
@@ -15,7 +15,7 @@ import { readSnapshot } from './targets/snapshot.js'
 export async function callEveryTarget(
   http: Http,
   inputs: Inputs,
-  token: Token,
+  bearer: Bearer,
   targets: Collected | undefined,
   onFile: (path: string) => void
 ): Promise<RoutineResult> {
@@ -25,7 +25,7 @@ export async function callEveryTarget(
     spec: call.spec,
     call: call.text,
     baseUrl: inputs.baseUrl,
-    token: token.accessToken,
+    bearer,
     concurrency: call.concurrency,
     rate: call.rate,
     accept: call.accept,
@@ -33,7 +33,6 @@ export async function callEveryTarget(
     idempotent: call.idempotent,
     runId: process.env.GITHUB_RUN_ID ?? '',
     resultsDir: process.env.RUNNER_TEMP || '.',
-    expiresAtMs: token.expiresAtMs,
     count: targets ? targets.listing.count : 1,
     info: core.info,
     // The kept targets are read back from their file: memory holds a batch, never the list.

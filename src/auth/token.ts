@@ -3,7 +3,7 @@ import { formatDuration } from '../format.js'
 import { Http } from '../http/client.js'
 import { Inputs } from '../inputs.js'
 import { mask } from '../secrets.js'
-import { exchangeToken } from './exchange.js'
+import { exchangeToken, IssuedToken } from './exchange.js'
 import { readClaims } from './jwt.js'
 import { canSeal, Sealer, unseal } from './sealed.js'
 
@@ -100,8 +100,20 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
       `No sealed-token output: client-auth ${credentials.auth.method} holds no secret to seal with, so each job of a fan-out exchanges its own`
     )
   }
+  const token = issuedToken(issued, now)
+  core.info(`Exchanged client credentials for a token${lifetime(token.expiresAtMs, now)}`)
+  const { expiresAtMs } = token
+  const sealed =
+    expiresAtMs === undefined || !sealer
+      ? Promise.resolve(undefined)
+      : sealer.seal({ accessToken: issued.accessToken, scope: issued.scope, expiresAtMs })
+  sealed.catch(() => undefined) // awaited by the caller; never an unhandled rejection meanwhile
+  return { token, sealed }
+}
+
+function issuedToken(issued: IssuedToken, now: number): Token {
   const stated = issued.expiresInSeconds
-  const token = makeToken(
+  return makeToken(
     {
       accessToken: issued.accessToken,
       scope: issued.scope,
@@ -111,14 +123,18 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
     'exchange',
     now
   )
-  core.info(`Exchanged client credentials for a token${lifetime(token.expiresAtMs, now)}`)
-  const { expiresAtMs } = token
-  const sealed =
-    expiresAtMs === undefined || !sealer
-      ? Promise.resolve(undefined)
-      : sealer.seal({ accessToken: issued.accessToken, scope: issued.scope, expiresAtMs })
-  sealed.catch(() => undefined) // awaited by the caller; never an unhandled rejection meanwhile
-  return { token, sealed }
+}
+
+/** A fresh exchange, for renewal and recovery while the step runs; undefined without credentials. */
+export function renewer(inputs: Inputs, http: Http): (() => Promise<Token>) | undefined {
+  const { credentials } = inputs
+  if (!credentials) return undefined
+  return async () => {
+    const now = Date.now()
+    const token = issuedToken(await exchangeToken(http, credentials, mask), now)
+    core.info(`Exchanged client credentials for a fresh token${lifetime(token.expiresAtMs, now)}`)
+    return token
+  }
 }
 
 function lifetime(expiresAtMs: number | undefined, now: number): string {

@@ -32,10 +32,14 @@ export class OperationError extends Error {
   constructor(
     readonly action: string,
     detail: string,
-    options?: ErrorOptions
+    options?: ErrorOptions & { status?: number }
   ) {
     super(`Failed to ${action}: ${detail}`, options)
+    this.status = options?.status
   }
+
+  /** The HTTP status that failed the operation, when a response did. */
+  readonly status?: number
 }
 
 export function succeeded(status: number, accept?: ReadonlySet<number>): boolean {
@@ -51,7 +55,9 @@ export async function perform<T>(http: Transport, operation: Operation<T>): Prom
     throw operationFailure(operation, err)
   }
   if (!succeeded(response.status, operation.accept)) {
-    throw new OperationError(action, statusDetail(request, response, operation.advice(response.status)))
+    throw new OperationError(action, statusDetail(request, response, operation.advice(response.status)), {
+      status: response.status
+    })
   }
   try {
     return operation.parse(response)

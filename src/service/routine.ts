@@ -3,6 +3,7 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { formatCount, formatDuration } from '../format.js'
 import { HttpResponse, statusText, Transport } from '../http/client.js'
+import { Bearer } from '../auth/bearer.js'
 import { describeFailure, RequestError, ServerWaitError } from '../http/errors.js'
 import { Limiter } from '../http/limiter.js'
 import { isRawNumber, numberText, parseExact } from '../json.js'
@@ -17,7 +18,8 @@ export interface RoutineOptions {
   /** The call input as written, for messages and the Idempotency-Key. */
   readonly call: string
   readonly baseUrl: URL
-  readonly token: string
+  /** The bearer token of each call: renewed as it nears expiry, recovered once after a 401. */
+  readonly bearer: Pick<Bearer, 'current' | 'recover' | 'latest'>
   readonly concurrency: number
   readonly rate?: number
   readonly accept: ReadonlySet<number>
@@ -31,7 +33,6 @@ export interface RoutineOptions {
   readonly targets?: (each: (target: unknown) => Promise<void>) => Promise<void>
   /** How many targets `targets` feeds, for progress lines. */
   readonly count?: number
-  readonly expiresAtMs?: number
   readonly info: (message: string) => void
   readonly now?: () => number
 }
@@ -165,7 +166,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     const path = renderPath(spec, target)
     const url = callUrl(options.baseUrl, path) as URL
     const body = renderBody(spec, target)
-    const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${options.token}` }
+    const headers: Record<string, string> = { Accept: 'application/json' }
     if (body !== undefined) headers['Content-Type'] = 'application/json'
     if (spec.method === 'POST' || spec.method === 'PATCH') {
       const key = `${options.runId}\n${options.call}\n${shardKey(target)}`
@@ -174,12 +175,12 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     const t0 = now()
     let res: HttpResponse | undefined
     let error: string | undefined
-    try {
-      res = await http.send(
+    const send = (token: string): Promise<HttpResponse> =>
+      http.send(
         {
           method: spec.method,
           url,
-          headers,
+          headers: { ...headers, Authorization: `Bearer ${token}` },
           body,
           maxBytes: MAX_RESPONSE_BYTES,
           label: `call #${index + 1}`,
@@ -187,6 +188,14 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
         },
         limiter
       )
+    try {
+      const token = await options.bearer.current()
+      res = await send(token)
+      // A 401 on a sealed token: one fresh exchange (shared by every call), and this call once more.
+      if (res.status === 401) {
+        const fresh = await options.bearer.recover(token)
+        if (fresh !== undefined) res = await send(fresh)
+      }
     } catch (err) {
       if (err instanceof RequestError) error = describeFailure(err.failure, url)
       else if (err instanceof ServerWaitError) {
@@ -226,8 +235,8 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
       options.info('More calls failed: from here on they are counted, not listed (see the results file)')
     }
     if (res?.status === 401 && !stopped) {
-      const expiry =
-        options.expiresAtMs === undefined ? '' : ` (it expires ${new Date(options.expiresAtMs).toISOString()})`
+      const { expiresAtMs } = options.bearer.latest
+      const expiry = expiresAtMs === undefined ? '' : ` (it expires ${new Date(expiresAtMs).toISOString()})`
       stopped = `the service refused the token (HTTP 401) at call #${index + 1}${expiry}: no new call was started`
     } else if (failed >= options.maxFailures && !stopped) {
       stopped = `${formatCount(failed)} calls failed, call-max-failures (${options.maxFailures}): no new call was started`

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { Bearer } from '../auth/bearer.js'
 import { Http } from '../http/client.js'
 import { parseExact } from '../json.js'
 import { excerpt } from '../secrets.js'
@@ -11,7 +12,8 @@ const LIST_KEYS = ['targets', 'data', 'items', 'results'] as const
 
 export interface ListOptions {
   readonly baseUrl: URL
-  readonly token: string
+  /** The bearer token of each page: renewed as it nears expiry, recovered once after a 401. */
+  readonly bearer: Pick<Bearer, 'current' | 'recover'>
   readonly maxPages: number
   /** Receives each page's targets as it arrives; the list is never held whole. */
   readonly onTargets: (targets: unknown[]) => void
@@ -30,30 +32,38 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
   for (let page = 1; url; page++) {
     seen.add(digest(url.href))
     const current: URL = url
-    const { targets, next } = await perform(http, {
-      action: ACTION,
-      request: {
-        method: 'GET',
-        url: current,
-        headers: { Accept: 'application/json', Authorization: `Bearer ${options.token}` },
-        maxBytes: MAX_PAGE_BYTES,
-        label: page === 1 ? 'targets request' : `targets request (page ${page})`
-      },
-      redirect: 'the bearer token is never sent to an address it was not configured for',
-      urlInput: 'base-url',
-      advice: status => adviceFor(status, options.baseUrl, current),
-      parse: res => {
-        const text = res.body.toString('utf8')
-        // The token echoed into target data would be written to targets and targets-file in the clear.
-        if (options.token.length >= 8 && text.includes(options.token)) {
-          throw new ResponseError(
-            `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, options.token)}; ` +
-              'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
-          )
+    const fetchPage = (token: string) =>
+      perform(http, {
+        action: ACTION,
+        request: {
+          method: 'GET',
+          url: current,
+          headers: { Accept: 'application/json', Authorization: `Bearer ${token}` },
+          maxBytes: MAX_PAGE_BYTES,
+          label: page === 1 ? 'targets request' : `targets request (page ${page})`
+        },
+        redirect: 'the bearer token is never sent to an address it was not configured for',
+        urlInput: 'base-url',
+        advice: status => adviceFor(status, options.baseUrl, current),
+        parse: res => {
+          const text = res.body.toString('utf8')
+          // The token echoed into target data would be written to targets and targets-file in the clear.
+          if (token.length >= 8 && text.includes(token)) {
+            throw new ResponseError(
+              `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, token)}; ` +
+                'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
+            )
+          }
+          const body = parseTargetsBody(text)
+          return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
         }
-        const body = parseTargetsBody(text)
-        return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
-      }
+      })
+    const token = await options.bearer.current()
+    const { targets, next } = await fetchPage(token).catch(async (err: unknown) => {
+      const fresh =
+        err instanceof OperationError && err.status === 401 ? await options.bearer.recover(token) : undefined
+      if (fresh === undefined) throw err
+      return fetchPage(fresh)
     })
     options.onTargets(targets)
     total += targets.length

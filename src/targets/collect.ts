@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { Bearer } from '../auth/bearer.js'
 import { formatCount } from '../format.js'
 import { Http } from '../http/client.js'
 import { Inputs } from '../inputs.js'
@@ -17,7 +18,7 @@ export interface Collected {
 }
 
 /** Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed group. */
-export async function listInto(http: Http, inputs: Inputs, token: string, file: TargetsFile): Promise<Collected> {
+export async function listInto(http: Http, inputs: Inputs, bearer: Bearer, file: TargetsFile): Promise<Collected> {
   let grouped = false
   const onPage = (page: number, count: number, total: number, more: boolean): void => {
     if (page === 1 && !more) return
@@ -27,7 +28,7 @@ export async function listInto(http: Http, inputs: Inputs, token: string, file: 
   }
   const { baseUrl, maxPages, shard } = inputs
   try {
-    await listTargets(http, { baseUrl, token, maxPages, onPage, onTargets: targets => file.add(targets) })
+    await listTargets(http, { baseUrl, bearer, maxPages, onPage, onTargets: targets => file.add(targets) })
   } finally {
     if (grouped) core.endGroup()
   }

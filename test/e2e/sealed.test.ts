@@ -152,3 +152,54 @@ describe.each([false, true])('any OAuth 2.0 identity provider (debug %s)', debug
     }
   })
 })
+
+describe('a sealed token the service refuses (revoked or rotated since the listing job)', () => {
+  const revoked = new Set<string>()
+  let revokeAll = false
+  beforeAll(() => {
+    api.server.removeAllListeners('request')
+    api.server.on('request', (req, res) => {
+      req.resume()
+      req.on('end', () => {
+        api.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '' })
+        const token = (req.headers.authorization ?? '').replace(/^Bearer /, '')
+        if (revokeAll || revoked.has(token)) return json(res, 401, { error: 'invalid_token' })
+        json(res, 200, [{ id: 1 }])
+      })
+    })
+  })
+
+  it('makes one fresh exchange and one retry, with a warning', async () => {
+    const sealed = await mint()
+    revoked.add(tokens[0])
+    api.requests.length = 0
+    const run = await runAction(inputs({ 'sealed-token': sealed, call: 'PUT /v1/t/{id}' }))
+    try {
+      expect(run.code).toBe(0)
+      expect(idp.requests).toHaveLength(2) // the mint, and one recovery
+      expect(run.stdout).toContain('::warning::The service refused the sealed token (HTTP 401)')
+      expect(api.requests.map(r => r.headers.authorization)).toEqual([
+        `Bearer ${tokens[0]}`, // the listing, refused
+        `Bearer ${tokens[1]}`, // the listing again, with the fresh token
+        `Bearer ${tokens[1]}` // the call
+      ])
+      expect(run.outputs.token).toBe(tokens[1])
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('fails as before on a second 401', async () => {
+    const sealed = await mint()
+    revokeAll = true
+    const run = await runAction(inputs({ 'sealed-token': sealed }))
+    try {
+      expect(run.code).toBe(1)
+      expect(run.stdout).toMatch(/^::error::Failed to list targets: .* answered HTTP 401 Unauthorized/m)
+      expect(idp.requests).toHaveLength(2)
+    } finally {
+      revokeAll = false
+      run.cleanup()
+    }
+  })
+})

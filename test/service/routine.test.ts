@@ -12,6 +12,12 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
+/** A bearer that never renews. */
+function fixedBearer(accessToken: string) {
+  const latest = { accessToken, tokenType: 'Bearer', source: 'input' as const }
+  return { latest, current: async () => accessToken, recover: async () => undefined }
+}
+
 /** A transport with no socket that answers from `answer` and records each request. */
 function fake(answer: (r: HttpRequest) => HttpResponse | Error) {
   const sent: HttpRequest[] = []
@@ -40,7 +46,7 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
   spec: parseCall('POST /v1/t/{id}', ''),
   call: 'POST /v1/t/{id}',
   baseUrl: new URL('https://api.test/base'),
-  token: 'tok-123456',
+  bearer: fixedBearer('tok-123456'),
   concurrency: 2,
   accept: new Set(),
   maxFailures: 100,

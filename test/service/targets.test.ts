@@ -3,6 +3,9 @@ import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/ser
 import { ResponseError } from '../../src/service/operation.js'
 import { recordingHttp } from '../helpers.js'
 import { useNock } from '../nock.js'
+
+/** A bearer that never renews: the token as given. */
+const fixed = (token: string) => ({ current: async () => token, recover: async () => undefined })
 import fc from 'fast-check'
 import { jsonish, valueOrClearError } from '../helpers.js'
 
@@ -16,7 +19,7 @@ async function list(baseUrl = `${API}/`, maxPages = 1000, pages: number[] = []):
   const targets: unknown[] = []
   const total = await listTargets(recordingHttp().http, {
     baseUrl: new URL(baseUrl),
-    token: TOKEN,
+    bearer: fixed(TOKEN),
     maxPages,
     onTargets: page => targets.push(...page),
     onPage: (_page, count) => pages.push(count)
@@ -246,7 +249,7 @@ describe('advice for a 404', () => {
     await expect(
       listTargets(http, {
         baseUrl: new URL('https://api.service.test/v1'),
-        token: 't',
+        bearer: fixed('t'),
         maxPages: 1,
         onTargets: () => undefined
       })
@@ -267,7 +270,7 @@ describe('a token echoed into target data', () => {
     await expect(
       listTargets(http, {
         baseUrl: new URL('https://api.service.test'),
-        token,
+        bearer: fixed(token),
         maxPages: 1,
         onTargets: t => got.push(...t)
       })
@@ -287,7 +290,7 @@ describe('next-page links', () => {
     await expect(
       listTargets(http, {
         baseUrl: new URL('https://api.service.test'),
-        token: 't',
+        bearer: fixed('t'),
         maxPages: 5,
         onTargets: () => undefined
       })
