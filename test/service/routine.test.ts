@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Bearer } from '../../src/auth/bearer.js'
 import { Gate, HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
 import { RequestError } from '../../src/http/errors.js'
 import { parseCall } from '../../src/service/call.js'
@@ -115,5 +116,37 @@ describe('preflight', () => {
     await expect(preflight(options({ targets: list(bad) }))).rejects.toThrow(
       /^Input call: 7 of 7 targets cannot fill its placeholders, so no call was made: (target #\d lacks \{id\}; ){4}target #5 lacks \{id\}\./
     )
+  })
+})
+
+describe('a long routine', () => {
+  it('renews the token as it nears expiry, no call is sent with it after, and none is lost', async () => {
+    const clock = { now: Date.parse('2026-11-23T06:00:00Z') }
+    let renewed = 0
+    const bearer = new Bearer(
+      { accessToken: 'first-token', tokenType: 'Bearer', source: 'exchange', expiresAtMs: clock.now + 65_000 },
+      async () => ({
+        accessToken: `fresh-${++renewed}`,
+        tokenType: 'Bearer',
+        source: 'exchange',
+        expiresAtMs: clock.now + 3_600_000
+      }),
+      () => undefined,
+      () => clock.now
+    )
+    const { transport, sent } = fake(() => {
+      clock.now += 1000 // each call takes a second
+      return res(200)
+    })
+    const targets = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}` }))
+    const result = await runRoutine(
+      transport,
+      options({ bearer, concurrency: 1, targets: list(targets), now: () => clock.now })
+    )
+    const used = sent.map(r => r.headers.Authorization)
+    expect(result).toMatchObject({ calls: 10, succeeded: 10 })
+    expect(used.slice(0, 5)).toEqual(Array(5).fill('Bearer first-token')) // 65 s left, then 60 s
+    expect(used.slice(6)).toEqual(Array(4).fill('Bearer fresh-1'))
+    expect(renewed).toBe(1)
   })
 })

@@ -1,4 +1,5 @@
 import nock from 'nock'
+import { Bearer } from '../../src/auth/bearer.js'
 import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/service/operation.js'
 import { recordingHttp } from '../helpers.js'
@@ -295,5 +296,45 @@ describe('next-page links', () => {
         onTargets: () => undefined
       })
     ).rejects.toThrow('Failed to list targets: the next-page link is 9019 characters long, more than 8192')
+  })
+})
+
+describe('a long listing', () => {
+  it('renews the token as it nears expiry between pages: no page is sent with a token about to expire', async () => {
+    const clock = { now: Date.parse('2026-11-23T06:00:00Z') }
+    let renewed = 0
+    const bearer = new Bearer(
+      { accessToken: 'sealed-token-1', tokenType: 'Bearer', source: 'sealed', expiresAtMs: clock.now + 120_000 },
+      async () => ({
+        accessToken: `fresh-token-${++renewed}`,
+        tokenType: 'Bearer',
+        source: 'exchange',
+        expiresAtMs: clock.now + 3_600_000
+      }),
+      () => undefined,
+      () => clock.now
+    )
+    nock('https://api.service.test')
+      .matchHeader('authorization', 'Bearer sealed-token-1')
+      .get('/v1/targets')
+      .reply(() => {
+        clock.now += 61_000 // the page took a while: the token now has 59 s left
+        return [200, { targets: [{ id: 'a' }], next: '/v1/targets?page=2' }]
+      })
+    nock('https://api.service.test')
+      .matchHeader('authorization', 'Bearer fresh-token-1')
+      .get('/v1/targets?page=2')
+      .reply(200, { targets: [{ id: 'b' }] })
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    const got: unknown[] = []
+    await listTargets(http, {
+      baseUrl: new URL('https://api.service.test'),
+      bearer,
+      maxPages: 5,
+      onTargets: t => got.push(...t)
+    })
+    expect(got).toEqual([{ id: 'a' }, { id: 'b' }])
+    expect(nock.isDone()).toBe(true)
+    expect(renewed).toBe(1)
   })
 })
