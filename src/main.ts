@@ -31,15 +31,16 @@ export async function run(): Promise<void> {
       // A line per attempt costs a write even when the runner hides it: only when debugging.
       debug: core.isDebug() ? core.debug : undefined
     })
-    const newFile = (): TargetsFile =>
-      (file = new TargetsFile({ dir: process.env.RUNNER_TEMP || tmpdir(), shard: inputs.shard }))
+    // The targets file and the results file: both readable by their owner only, removed on failure.
+    const tempDir = process.env.RUNNER_TEMP || tmpdir()
+    const newFile = (): TargetsFile => (file = new TargetsFile({ dir: tempDir, shard: inputs.shard }))
     // A snapshot is read before any request: a bad one fails the step before a token is spent on it.
     let targets = inputs.targetsFrom ? await readInto(inputs, newFile()) : undefined
     const obtained = await obtainToken(inputs, http)
     const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
     if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
     const calls = inputs.call
-      ? await callEveryTarget(http, inputs, bearer, targets, path => (results = path))
+      ? await callEveryTarget(http, inputs, bearer, targets, tempDir, path => (results = path))
       : undefined
     // The token in use at the end: a renewal during the work replaced the first one.
     const token = bearer.latest

@@ -17,6 +17,7 @@ export async function callEveryTarget(
   inputs: Inputs,
   bearer: Bearer,
   targets: Collected | undefined,
+  resultsDir: string,
   onFile: (path: string) => void
 ): Promise<RoutineResult> {
   const call = inputs.call!
@@ -32,7 +33,7 @@ export async function callEveryTarget(
     maxFailures: call.maxFailures,
     idempotent: call.idempotent,
     runId: process.env.GITHUB_RUN_ID ?? '',
-    resultsDir: process.env.RUNNER_TEMP || '.',
+    resultsDir,
     count: targets ? targets.listing.count : 1,
     info: core.info,
     // The kept targets are read back from their file: memory holds a batch, never the list.

@@ -35,9 +35,4 @@ export class Limiter implements Gate {
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms)
   }
-
-  /** Whether a pause is under way, for progress lines. */
-  pausedFor(): number {
-    return Math.max(0, this.pausedUntil - this.now())
-  }
 }
