@@ -46,54 +46,78 @@ const TLS_TRUST_CODES = new Set([
 export function attempt(request: AttemptRequest, connection: Connection, limits: AttemptLimits): Promise<RawResponse> {
   const { url, maxBytes, body } = request
   const { timeoutMs, idleMs } = limits
-  const headers = { ...request.headers }
-  if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body)
+  const headers =
+    body === undefined ? request.headers : { ...request.headers, 'Content-Length': Buffer.byteLength(body) }
   return new Promise((resolve, reject) => {
     let settled = false
     const fail = (failure: TransportFailure): void => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      clearTimeout(idle)
       req.destroy()
       reject(new AttemptError(failure))
     }
-    const req = connection.request(url, { method: request.method, headers, agent: connection.agent }, res => {
-      idle?.refresh()
-      const status = res.statusCode ?? 0
-      if (status >= 300 && status < 400 && res.headers.location) {
-        res.resume()
-        fail({ kind: 'redirect', status, location: resolved(res.headers.location, url) })
-        return
+    // One timer per attempt, whichever deadline is nearer: a routine makes thousands of attempts,
+    // and activity only notes the time instead of re-arming a timer for every chunk.
+    const startedAt = performance.now()
+    let activeAt = startedAt
+    const watch = (): void => {
+      const now = performance.now()
+      const left = startedAt + timeoutMs - now
+      if (left <= 0) return fail({ kind: 'timeout', ms: timeoutMs })
+      // The idle limit only matters when it is shorter than the whole attempt's.
+      const idleLeft = idleMs < timeoutMs ? activeAt + idleMs - now : Infinity
+      if (idleLeft <= 0) return fail({ kind: 'idle', ms: idleMs })
+      timer = setTimeout(watch, Math.ceil(Math.min(left, idleLeft)))
+    }
+    const req = connection.request(
+      { ...destination(url), method: request.method, headers, agent: connection.agent },
+      res => {
+        activeAt = performance.now()
+        const status = res.statusCode ?? 0
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume()
+          fail({ kind: 'redirect', status, location: resolved(res.headers.location, url) })
+          return
+        }
+        if (Number(res.headers['content-length']) > maxBytes) {
+          fail({ kind: 'too-large', maxBytes })
+          return
+        }
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          activeAt = performance.now()
+          size += chunk.length
+          if (size > maxBytes) fail({ kind: 'too-large', maxBytes })
+          else chunks.push(chunk)
+        })
+        res.on('end', () => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          resolve({ status, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) })
+        })
+        res.on('error', err => fail(socketFailure(err, url, connection.proxy)))
+        res.on('aborted', () => fail({ kind: 'aborted' }))
       }
-      if (Number(res.headers['content-length']) > maxBytes) {
-        fail({ kind: 'too-large', maxBytes })
-        return
-      }
-      const chunks: Buffer[] = []
-      let size = 0
-      res.on('data', (chunk: Buffer) => {
-        idle?.refresh()
-        size += chunk.length
-        if (size > maxBytes) fail({ kind: 'too-large', maxBytes })
-        else chunks.push(chunk)
-      })
-      res.on('end', () => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        clearTimeout(idle)
-        resolve({ status, headers: res.headers, body: Buffer.concat(chunks, size) })
-      })
-      res.on('error', err => fail(socketFailure(err, url, connection.proxy)))
-      res.on('aborted', () => fail({ kind: 'aborted' }))
-    })
-    const timer = setTimeout(() => fail({ kind: 'timeout', ms: timeoutMs }), timeoutMs)
-    // The idle limit only matters when it is shorter than the whole attempt's.
-    const idle = idleMs < timeoutMs ? setTimeout(() => fail({ kind: 'idle', ms: idleMs }), idleMs) : undefined
+    )
+    let timer = setTimeout(watch, Math.min(idleMs, timeoutMs))
     req.on('error', err => fail(socketFailure(err, url, connection.proxy)))
     req.end(body)
   })
+}
+
+/** Where a request goes, as http.request's options: what it would derive from the URL itself. */
+function destination(url: URL): http.RequestOptions {
+  const { hostname } = url
+  return {
+    protocol: url.protocol,
+    // An IPv6 literal without its brackets, as a socket wants it.
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    port: url.port || undefined,
+    path: `${url.pathname}${url.search}`
+  }
 }
 
 /** A Location as an absolute URL when it is one relative to the request, else as given. */

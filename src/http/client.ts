@@ -29,11 +29,12 @@ export interface HttpResponse {
 }
 
 /**
- * Where a limiter shared by many requests plugs in: every attempt waits for `ready()`, and a wait
- * a server asks for is reported to `pause()`, so that one 429 can hold back every request.
+ * Where a limiter shared by many requests plugs in: every attempt waits for `ready()` (undefined:
+ * it may start now), and a wait a server asks for is reported to `pause()`, so that one 429 can
+ * hold back every request.
  */
 export interface Gate {
-  ready(): Promise<void>
+  ready(): Promise<void> | undefined
   pause(ms: number): void
 }
 
@@ -89,16 +90,18 @@ export class Http implements Transport {
     const where = (): string => redact(`${request.url.origin}${request.url.pathname}`)
     const first = this.now()
     for (let n = 1; ; n++) {
-      await gate?.ready()
+      const wait = gate?.ready()
+      if (wait) await wait
       const started = this.now()
       let outcome: Outcome
       let response: HttpResponse | undefined
       try {
-        const connection = await this.agents.connectionFor(request.url)
+        const connection = this.agents.known(request.url) ?? (await this.agents.connectionFor(request.url))
         const body = typeof request.body === 'function' ? request.body() : request.body
         const headers = { 'User-Agent': this.options.userAgent, ...request.headers }
-        const raw = await attempt({ ...request, headers, body }, connection, limits)
-        response = { ...raw, attempts: n }
+        const { method, url, maxBytes } = request
+        const raw = await attempt({ method, url, headers, body, maxBytes }, connection, limits)
+        response = { status: raw.status, headers: raw.headers, body: raw.body, attempts: n }
         outcome = raw
         if (debug) {
           debug(

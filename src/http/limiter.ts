@@ -18,13 +18,19 @@ export class Limiter implements Gate {
     this.intervalMs = ratePerSecond ? 1000 / ratePerSecond : 0
   }
 
-  async ready(): Promise<void> {
+  ready(): Promise<void> | undefined {
     // A start slot is taken at once, so that concurrent callers get distinct slots.
-    let slot = this.now()
+    const now = this.now()
+    let slot = now
     if (this.intervalMs > 0) {
       slot = Math.max(slot, this.nextStart)
       this.nextStart = slot + this.intervalMs
     }
+    // Most attempts start at once: no promise then, as a routine makes thousands.
+    return Math.max(slot, this.pausedUntil) > now ? this.waitFor(slot) : undefined
+  }
+
+  private async waitFor(slot: number): Promise<void> {
     for (;;) {
       const wait = Math.max(slot, this.pausedUntil) - this.now()
       if (wait <= 0) return

@@ -92,6 +92,50 @@ describe('attempt', () => {
     })
   })
 
+  it('counts silence from the last chunk, not from the request', async () => {
+    // A chunk at 200 ms, then silence: idle 1000 ms after that chunk, not after the request.
+    const url = await serve((_req, res) => {
+      res.writeHead(200)
+      res.write('x')
+      setTimeout(() => res.write('y'), 200)
+    })
+    const started = Date.now()
+    await expect(failureOf(attempt(get(url), connection, { timeoutMs: 10_000, idleMs: 1000 }))).resolves.toEqual({
+      kind: 'idle',
+      ms: 1000
+    })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1150)
+  })
+
+  it('ends a body that keeps coming at the attempt limit: a chunk every 50 ms is never idle', async () => {
+    const trickle = await serve((_req, res) => {
+      res.writeHead(200)
+      const every = setInterval(() => res.write('x'), 50)
+      res.on('close', () => clearInterval(every))
+    })
+    await expect(failureOf(attempt(get(trickle), connection, { timeoutMs: 1500, idleMs: 1000 }))).resolves.toEqual({
+      kind: 'timeout',
+      ms: 1500
+    })
+  })
+
+  it('reaches an IPv6 literal, and sends the path with its query', async () => {
+    let seen = ''
+    server = http.createServer((req, res) => {
+      seen = req.url ?? ''
+      res.end('ok')
+    })
+    const listening = await new Promise<boolean>(resolve => {
+      server!.once('error', () => resolve(false))
+      server!.listen(0, '::1', () => resolve(true))
+    })
+    if (!listening) return // no IPv6 loopback on this machine: nothing to reach
+    const url = new URL(`http://[::1]:${(server.address() as AddressInfo).port}/v1/t%2Fx?page=2`)
+    const got = await attempt(get(url), connection, limits)
+    expect(got.body.toString()).toBe('ok')
+    expect(seen).toBe('/v1/t%2Fx?page=2')
+  })
+
   it('reports a connection that closes mid-body as aborted, or as a socket error', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'Content-Length': '100' })
