@@ -9,6 +9,7 @@ import { Http } from './http/client.js'
 import { getInputs } from './inputs.js'
 import { publish } from './report/outputs.js'
 import { callEveryTarget } from './routine-step.js'
+import { Preflight } from './service/routine.js'
 import { renderSummary } from './report/summary.js'
 import { mask, redact } from './secrets.js'
 import { listInto, readInto } from './targets/collect.js'
@@ -33,12 +34,18 @@ export async function run(): Promise<void> {
     })
     // The targets file and the results file: both readable by their owner only, removed on failure.
     const tempDir = process.env.RUNNER_TEMP || tmpdir()
-    const newFile = (): TargetsFile => (file = new TargetsFile({ dir: tempDir, shard: inputs.shard }))
-    // A snapshot is read before any request: a bad one fails the step before a token is spent on it.
+    // Every target is checked against the call's placeholders as it passes into the targets file.
+    const preflight = inputs.call && new Preflight(inputs.call.spec)
+    const onTarget = preflight && ((target: unknown) => preflight.check(target))
+    const newFile = (): TargetsFile => (file = new TargetsFile({ dir: tempDir, shard: inputs.shard, onTarget }))
+    // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
+    // the step before a token is spent on it.
     let targets = inputs.targetsFrom ? await readInto(inputs, newFile()) : undefined
+    preflight?.verify()
     const obtained = await obtainToken(inputs, http)
     const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
     if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
+    preflight?.verify()
     const calls = inputs.call
       ? await callEveryTarget(http, inputs, bearer, targets, tempDir, path => (results = path))
       : undefined

@@ -3,14 +3,14 @@ import { Bearer } from './auth/bearer.js'
 import { formatCount } from './format.js'
 import { Http } from './http/client.js'
 import { Inputs } from './inputs.js'
-import { preflight, RoutineOptions, RoutineResult, runRoutine, routineError } from './service/routine.js'
+import { RoutineOptions, RoutineResult, runRoutine, routineError } from './service/routine.js'
 import { Collected } from './targets/collect.js'
 import { readSnapshot } from './targets/snapshot.js'
 
 /**
- * The call input's stage: checks every target against the placeholders, then calls the operation
- * for each (or once, without targets). Throws the step's error when any call failed; `onFile` is
- * told of the results file as soon as it exists, so that a failed step can remove it.
+ * The call input's stage, once every target has passed the preflight: calls the operation for each
+ * (or once, without targets). Throws the step's error when any call failed; `onFile` is told of
+ * the results file as soon as it exists, so that a failed step can remove it.
  */
 export async function callEveryTarget(
   http: Http,
@@ -45,7 +45,6 @@ export async function callEveryTarget(
         }
       : undefined
   }
-  await preflight(options)
   const count = targets?.listing.count ?? 1
   const target = targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call'
   core.info(`Calling ${call.text} for ${target}, ${call.concurrency} at a time`)

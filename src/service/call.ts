@@ -17,6 +17,15 @@ export interface CallSpec {
   readonly body?: unknown
   /** Every placeholder's field path, for the check before the first call. */
   readonly fields: readonly string[]
+  /** The same, split, with whether any value will do (a body string that is only the placeholder). */
+  readonly checks: readonly FieldCheck[]
+}
+
+interface FieldCheck {
+  readonly name: string
+  readonly path: readonly string[]
+  /** Only ever a whole body value: any JSON value fills it, an object too. */
+  readonly anyValue: boolean
 }
 
 export class CallInputError extends Error {}
@@ -82,7 +91,31 @@ export function parseCall(call: string, body: string): CallSpec {
   const fields = new Set<string>()
   for (const part of path) if (typeof part !== 'string') fields.add(part.field.join('.'))
   const bodyTemplate = parsedBody === undefined ? undefined : compileBody(parsedBody, fields)
-  return { method, path, body: bodyTemplate, fields: [...fields] }
+  return { method, path, body: bodyTemplate, fields: [...fields], checks: checksOf(path, bodyTemplate, fields) }
+}
+
+/** What each placeholder needs of a target, worked out once rather than for every target. */
+function checksOf(path: readonly Part[], body: unknown, fields: ReadonlySet<string>): FieldCheck[] {
+  const wholeValue = new Set<string>()
+  const inText = new Set<string>()
+  const parts = (list: readonly Part[]): void => {
+    for (const part of list) if (typeof part !== 'string') inText.add(part.field.join('.'))
+  }
+  const collect = (value: unknown): void => {
+    if (value && typeof value === 'object' && 'template' in value && !Array.isArray(value)) {
+      const list = (value as { template: Part[] }).template
+      if (list.length === 1 && typeof list[0] !== 'string') wholeValue.add(list[0].field.join('.'))
+      else parts(list)
+    } else if (Array.isArray(value)) value.forEach(collect)
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect)
+  }
+  parts(path)
+  collect(body)
+  return [...fields].map(name => ({
+    name,
+    path: name.split('.'),
+    anyValue: wholeValue.has(name) && !inText.has(name)
+  }))
 }
 
 /** Strings of the body become templates; everything else stays as it is. */
@@ -161,23 +194,23 @@ export function renderBody(spec: CallSpec, target: unknown): string | undefined 
 /** The fields a target cannot fill, with why; empty when it fills them all. */
 export function missingFields(spec: CallSpec, target: unknown): string[] {
   const problems: string[] = []
-  const wholeValue = new Set<string>()
-  const collect = (value: unknown): void => {
-    if (value && typeof value === 'object' && 'template' in value && !Array.isArray(value)) {
-      const parts = (value as { template: Part[] }).template
-      if (parts.length === 1 && typeof parts[0] !== 'string') wholeValue.add(parts[0].field.join('.'))
-    } else if (Array.isArray(value)) value.forEach(collect)
-    else if (value && typeof value === 'object') Object.values(value).forEach(collect)
-  }
-  collect(spec.body)
-  const inText = new Set(
-    spec.path.filter((p): p is { field: string[] } => typeof p !== 'string').map(p => p.field.join('.'))
-  )
-  for (const field of spec.fields) {
-    const value = fieldOf(target, field.split('.'))
-    const why =
-      inText.has(field) || !wholeValue.has(field) ? unusable(value) : value === undefined ? 'lacks' : undefined
-    if (why) problems.push(`${why} {${field}}`)
+  for (const check of spec.checks) {
+    const value = fieldOf(target, check.path)
+    const why = check.anyValue ? (value === undefined ? 'lacks' : undefined) : unusable(value)
+    if (why) problems.push(`${why} {${check.name}}`)
   }
   return problems
+}
+
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i
+
+/**
+ * Whether a rendered path has a . or .. segment (as URL parsers read them, %2e too), which would
+ * move the call elsewhere under base-url: only values can make one, as the call input has none.
+ */
+export function hasDotSegment(path: string): boolean {
+  const query = path.indexOf('?')
+  const segments = (query < 0 ? path : path.slice(0, query)).split('/')
+  for (const segment of segments) if (segment.length <= 6 && DOT_SEGMENT.test(segment)) return true
+  return false
 }

@@ -9,8 +9,7 @@ import { Limiter } from '../http/limiter.js'
 import { isRawNumber, numberText, parseExact } from '../json.js'
 import { excerpt, redact } from '../secrets.js'
 import { shardKey } from '../targets/shards.js'
-import { joinPath } from '../url.js'
-import { CallSpec, missingFields, renderBody, renderPath } from './call.js'
+import { CallSpec, hasDotSegment, missingFields, renderBody, renderPath } from './call.js'
 import { succeeded } from './operation.js'
 
 export interface RoutineOptions {
@@ -67,46 +66,37 @@ const LOGGED_FAILURES = 20
 const KEPT_FAILURES = 50
 const PROGRESS_MS = 10_000
 
-/** The targets a call cannot be made for, found before the first call: at most five named. */
-export async function preflight(options: RoutineOptions): Promise<void> {
-  const { spec, targets } = options
-  if (!targets || spec.fields.length === 0) return
-  const problems: string[] = []
-  let bad = 0
-  let index = 0
-  await targets(async target => {
-    const missing = missingFields(spec, target)
-    const url = missing.length === 0 ? callUrl(options.baseUrl, renderPath(spec, target)) : undefined
-    if (missing.length > 0 || !url) {
-      bad++
-      if (problems.length < 5) {
-        const why = missing.length > 0 ? missing.join(', ') : 'gives a path segment of . or ..'
-        problems.push(`${label(target, index)} ${why}`)
-      }
+/**
+ * The targets a call cannot be made for, found before the first call: each target is checked as it
+ * passes into the targets file, so no extra read of the list is needed. At most five are named.
+ */
+export class Preflight {
+  private seen = 0
+  private bad = 0
+  private readonly problems: string[] = []
+
+  constructor(private readonly spec: CallSpec) {}
+
+  check(target: unknown): void {
+    const index = this.seen++
+    if (this.spec.fields.length === 0) return
+    const missing = missingFields(this.spec, target)
+    if (missing.length === 0 && !hasDotSegment(renderPath(this.spec, target))) return
+    this.bad++
+    if (this.problems.length < 5) {
+      const why = missing.length > 0 ? missing.join(', ') : 'gives a path segment of . or ..'
+      this.problems.push(`${label(target, index)} ${why}`)
     }
-    index++
-  })
-  if (bad > 0) {
+  }
+
+  /** Throws the input error when any target checked so far cannot fill the placeholders. */
+  verify(): void {
+    if (this.bad === 0) return
     throw new Error(
-      `Input call: ${formatCount(bad)} of ${formatCount(index)} targets cannot fill its placeholders, so no call was made: ` +
-        `${problems.join('; ')}. Check the field names (they are case-sensitive) against the targets.`
+      `Input call: ${formatCount(this.bad)} of ${formatCount(this.seen)} targets cannot fill its placeholders, so no call was made: ` +
+        `${this.problems.join('; ')}. Check the field names (they are case-sensitive) against the targets.`
     )
   }
-}
-
-/** The URL of a call, or undefined when the rendered path would not stay where it was put. */
-function callUrl(baseUrl: URL, path: string): URL | undefined {
-  const [pathname, query] = splitQuery(path)
-  const url = joinPath(baseUrl, pathname.slice(1))
-  const expected = `${baseUrl.pathname.replace(/\/+$/, '')}${pathname}`
-  if (url.origin !== baseUrl.origin || url.pathname !== expected) return undefined
-  if (query !== undefined) url.search = query
-  return url
-}
-
-function splitQuery(path: string): [string, string | undefined] {
-  const at = path.indexOf('?')
-  return at < 0 ? [path, undefined] : [path.slice(0, at), path.slice(at + 1)]
 }
 
 /** A target as messages name it: its id, JSON-quoted, else its place in the list. */
@@ -134,21 +124,22 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   let total = 0
   let stopped: string | undefined
   let response: string | undefined
-  const inFlight = new Set<Promise<void>>()
-
-  // Lines are written in blocks of about 64 KiB: one write per call would cost a system call each.
+  // Lines are written, and redacted, in blocks of about 64 KiB: one write per call would cost a
+  // system call each. A secret cannot span lines (no line holds a line break), so redacting the
+  // block finds every secret that redacting each line would.
   let buffered: string[] = []
   let bufferedChars = 0
   const flush = (): void => {
-    const bytes = Buffer.from(buffered.join(''))
+    const bytes = Buffer.from(redact(buffered.join('')))
     buffered = []
     bufferedChars = 0
     for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
   }
-  const record = (line: object): void => {
-    const text = `${redact(JSON.stringify(line))}\n`
-    buffered.push(text)
-    bufferedChars += text.length
+  let closed = false
+  const record = (line: string): void => {
+    if (closed) return // a call that ended after the routine failed
+    buffered.push(`${line}\n`)
+    bufferedChars += line.length + 1
     if (bufferedChars >= 64 * 1024) flush()
   }
   const progress = (): void => {
@@ -162,13 +153,17 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   const timer = setInterval(progress, PROGRESS_MS)
   timer.unref()
 
+  // Every call's URL is base-url's with the rendered path appended (checked in preflight: no value
+  // makes a dot segment, and each is one encoded segment, so the origin and prefix cannot change).
+  const prefix = `${options.baseUrl.origin}${options.baseUrl.pathname.replace(/\/+$/, '')}`
+  const unsafe = spec.method === 'POST' || spec.method === 'PATCH'
   const callOne = async (target: unknown, index: number): Promise<void> => {
     const path = renderPath(spec, target)
-    const url = callUrl(options.baseUrl, path) as URL
+    const url = new URL(`${prefix}${path}`)
     const body = renderBody(spec, target)
     const headers: Record<string, string> = { Accept: 'application/json' }
     if (body !== undefined) headers['Content-Type'] = 'application/json'
-    if (spec.method === 'POST' || spec.method === 'PATCH') {
+    if (unsafe) {
       const key = `${options.runId}\n${options.call}\n${shardKey(target)}`
       headers['Idempotency-Key'] = createHash('sha256').update(key).digest('hex').slice(0, 32)
     }
@@ -184,7 +179,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
           body,
           maxBytes: MAX_RESPONSE_BYTES,
           label: `call #${index + 1}`,
-          idempotent: options.idempotent || !(spec.method === 'POST' || spec.method === 'PATCH')
+          idempotent: options.idempotent || !unsafe
         },
         limiter
       )
@@ -209,15 +204,14 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     const status = res ? `HTTP ${res.status}` : 'no response'
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
     const id = target && typeof target === 'object' ? (target as Record<string, unknown>).id : undefined
-    record({
-      index,
-      ...(id !== undefined && (typeof id !== 'object' || isRawNumber(id)) ? { id } : {}),
-      status: res ? res.status : null,
-      ...(error ? { error } : {}),
-      attempts: res?.attempts ?? null,
-      ms: now() - t0,
-      ...resultBody(text)
-    })
+    // Written by hand, in the order of the format in the README: JSON.stringify of an object per
+    // call costs more than the rest of a call's bookkeeping.
+    const idField = id !== undefined && (typeof id !== 'object' || isRawNumber(id)) ? `,"id":${JSON.stringify(id)}` : ''
+    const errorField = error ? `,"error":${JSON.stringify(error)}` : ''
+    record(
+      `{"index":${index}${idField},"status":${res ? res.status : null}${errorField},` +
+        `"attempts":${res?.attempts ?? null},"ms":${now() - t0},${resultBody(text)}}`
+    )
     if (!options.targets && res && Buffer.byteLength(text) < RESPONSE_OUTPUT_BYTES) response = redact(text)
     if (good) {
       ok++
@@ -243,33 +237,44 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     }
   }
 
-  // A slot per call in flight; a caller waits for one to free (no Promise.race over all of them,
-  // which would attach a reaction to every call in flight for every target).
+  // A count of calls in flight, and the one caller waiting for a slot to free: no promise is kept
+  // per call, and no reaction attached to every call in flight for every target.
+  let active = 0
+  let broken: { error: unknown } | undefined
   let waiting: (() => void) | undefined
+  const release = (): void => {
+    active--
+    const wake = waiting
+    waiting = undefined
+    wake?.()
+  }
+  const slotFreed = (): Promise<void> => new Promise<void>(resolve => (waiting = resolve))
   const submit = async (target: unknown): Promise<void> => {
-    while (inFlight.size >= options.concurrency) await new Promise<void>(resolve => (waiting = resolve))
+    while (active >= options.concurrency) await slotFreed()
+    if (broken) throw broken.error
     if (stopped) return
-    const call = callOne(target, total++).finally(() => {
-      inFlight.delete(call)
-      const wake = waiting
-      waiting = undefined
-      wake?.()
+    active++
+    callOne(target, total++).then(release, (error: unknown) => {
+      broken ??= { error }
+      release()
     })
-    inFlight.add(call)
   }
 
   try {
     if (options.targets) await options.targets(submit)
     else await submit({})
-    await Promise.all(inFlight)
+    while (active > 0) await slotFreed()
+    if (broken) throw broken.error
     flush()
   } catch (err) {
     clearInterval(timer)
+    closed = true
     closeSync(fd)
     rmSync(resultsFile, { force: true })
     throw err
   }
   clearInterval(timer)
+  closed = true
   closeSync(fd)
   progress()
   return {
@@ -286,16 +291,28 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   }
 }
 
-/** A response body for the results file: parsed when JSON, else text, cut at 64 KiB with a marker. */
-function resultBody(text: string): object {
-  if (text === '') return { body: null }
-  if (text.length > RESULT_BODY_CHARS) return { body: text.slice(0, RESULT_BODY_CHARS), truncated: true }
+/**
+ * A response body's fields for the results file: "body" parsed when JSON, else as text, cut at
+ * 64 KiB with a marker. JSON without a backslash is kept as the server wrote it (numbers exactly,
+ * its line breaks made spaces, which JSON allows between tokens); with escapes it is parsed and
+ * written again, so that redaction sees a secret the server escaped as the secret itself.
+ */
+function resultBody(text: string): string {
+  if (text === '') return '"body":null'
+  if (text.length > RESULT_BODY_CHARS)
+    return `"body":${JSON.stringify(text.slice(0, RESULT_BODY_CHARS))},"truncated":true`
   try {
-    return { body: parseExact(text) }
+    if (!text.includes('\\')) {
+      JSON.parse(text)
+      return `"body":${text.replace(LINE_BREAKS, ' ')}`
+    }
+    return `"body":${JSON.stringify(parseExact(text))}`
   } catch {
-    return { body: text }
+    return `"body":${JSON.stringify(text)}`
   }
 }
+
+const LINE_BREAKS = /[\r\n]/g
 
 /** The step's failure when any call failed: counts by status and the first failed targets. */
 export function routineError(call: string, result: RoutineResult): Error | undefined {

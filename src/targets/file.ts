@@ -16,6 +16,8 @@ export interface TargetsFileOptions {
   /** Keep only this shard's targets. */
   readonly shard?: Shard
   readonly maxBytes?: number
+  /** Sees every target kept, in order, as it is added (the call's check before the first call). */
+  readonly onTarget?: (target: unknown) => void
 }
 
 /** What a finished listing holds: the file, the counts, and what the outputs and summary show. */
@@ -84,6 +86,7 @@ export class TargetsFile {
     for (const target of targets) if (!hasId(target)) this.withoutId++
     const kept = shard ? targets.filter(t => shardOf(t, shard.count) === shard.index) : targets
     if (kept.length === 0) return
+    if (this.options.onTarget) for (const target of kept) this.options.onTarget(target)
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
     const lines = kept.map(t => JSON.stringify(t))
     const json = (this.count > 0 ? ',' : '') + lines.join(',')

@@ -1,4 +1,12 @@
-import { CallInputError, fieldOf, missingFields, parseCall, renderBody, renderPath } from '../../src/service/call.js'
+import {
+  CallInputError,
+  fieldOf,
+  hasDotSegment,
+  missingFields,
+  parseCall,
+  renderBody,
+  renderPath
+} from '../../src/service/call.js'
 import { parseExact } from '../../src/json.js'
 
 describe('parseCall', () => {
@@ -44,6 +52,36 @@ describe('rendering for a target', () => {
     expect(renderBody(spec, target)).toBe(
       '{"tags":["x"],"n":9007199254740993,"who":"by Zoë","id":"a/../b?#","none":null}'
     )
+  })
+
+  it('finds a . or .. segment in a rendered path, in every form a URL parser reads as one', () => {
+    for (const segment of ['.', '..', '%2E', '%2e', '%2E%2E', '.%2e', '%2E.']) {
+      expect(hasDotSegment(`/v1/${segment}/x`)).toBe(true)
+      expect(hasDotSegment(`/v1/t/${segment}`)).toBe(true)
+    }
+    for (const path of [
+      '/v1/t/a.b',
+      '/v1/t/...',
+      '/v1/t/%2E%2E%2E',
+      '/v1/t/x%2E',
+      '/v1/t//x',
+      '/v1/t?next=..',
+      '/v1/t?a=/../'
+    ]) {
+      expect(hasDotSegment(path)).toBe(false)
+    }
+  })
+
+  it('lets a whole-value placeholder take an object, unless the field is also used in text', () => {
+    const target = { owner: { name: 'x' } }
+    expect(missingFields(parseCall('POST /x', '{"a":"{owner}"}'), target)).toEqual([])
+    expect(missingFields(parseCall('POST /x', '{"a":"{owner}","b":"by {owner}"}'), target)).toEqual([
+      'holds an object or array in {owner}'
+    ])
+    expect(missingFields(parseCall('POST /x/{owner}', '{"a":"{owner}"}'), target)).toEqual([
+      'holds an object or array in {owner}'
+    ])
+    expect(missingFields(parseCall('POST /x', '{"a":"{owner}"}'), {})).toEqual(['lacks {owner}'])
   })
 
   it('names what a target cannot fill', () => {

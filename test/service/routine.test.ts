@@ -5,7 +5,8 @@ import { Bearer } from '../../src/auth/bearer.js'
 import { Gate, HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
 import { RequestError } from '../../src/http/errors.js'
 import { parseCall } from '../../src/service/call.js'
-import { preflight, RoutineOptions, routineError, runRoutine } from '../../src/service/routine.js'
+import { Preflight, RoutineOptions, routineError, runRoutine } from '../../src/service/routine.js'
+import { mask } from '../../src/secrets.js'
 
 let dir: string
 beforeEach(() => {
@@ -109,13 +110,63 @@ describe('runRoutine', () => {
   })
 })
 
-describe('preflight', () => {
-  it('passes targets that fill every placeholder, and names up to five that do not', async () => {
-    await expect(preflight(options({ targets: list([{ id: 'a' }]) }))).resolves.toBeUndefined()
-    const bad = Array.from({ length: 7 }, (_, i) => ({ name: `n${i}` }))
-    await expect(preflight(options({ targets: list(bad) }))).rejects.toThrow(
-      /^Input call: 7 of 7 targets cannot fill its placeholders, so no call was made: (target #\d lacks \{id\}; ){4}target #5 lacks \{id\}\./
+describe('Preflight', () => {
+  const checked = (call: string, targets: unknown[]): Preflight => {
+    const preflight = new Preflight(parseCall(call, ''))
+    for (const t of targets) preflight.check(t)
+    return preflight
+  }
+
+  it('passes targets that fill every placeholder, and names up to five that do not', () => {
+    expect(() => checked('POST /v1/t/{id}', [{ id: 'a' }, { id: 7 }]).verify()).not.toThrow()
+    const bad = [{ id: 'ok' }, ...Array.from({ length: 7 }, (_, i) => ({ name: `n${i}` }))]
+    expect(() => checked('POST /v1/t/{id}', bad).verify()).toThrow(
+      /^Input call: 7 of 8 targets cannot fill its placeholders, so no call was made: target #2 lacks \{id\}; (target #\d lacks \{id\}; ){3}target #6 lacks \{id\}\. Check the field names/
     )
+  })
+
+  it('refuses a value that would make a dot segment, naming the target by its id', () => {
+    expect(() => checked('DELETE /v1/t/{id}/x', [{ id: 'a.b' }, { id: '..' }]).verify()).toThrow(
+      'Input call: 1 of 2 targets cannot fill its placeholders, so no call was made: target ".." gives a path segment of . or ..'
+    )
+  })
+
+  it('has nothing to check for a call without placeholders', () => {
+    expect(() => checked('POST /v1/refresh', [42, null]).verify()).not.toThrow()
+  })
+})
+
+describe('the results file', () => {
+  const lineFor = async (body: string): Promise<string> => {
+    const { transport } = fake(() => res(200, body))
+    const result = await runRoutine(transport, options({ targets: list([{ id: 'a' }]) }))
+    const text = readFileSync(result.resultsFile, 'utf8')
+    expect(text.endsWith('\n')).toBe(true)
+    expect(text.trimEnd().split('\n')).toHaveLength(1)
+    return text.trimEnd()
+  }
+
+  it('keeps a JSON body as the server wrote it, on one line, numbers exactly', async () => {
+    const line = await lineFor('{\r\n  "n": 12345678901234567890.50,\n  "s": "a b"\n}\n')
+    expect(line).toMatch(
+      /^\{"index":0,"id":"a","status":200,"attempts":1,"ms":\d+,"body":\{ +"n": 12345678901234567890\.50, +"s": "a b" *\}/
+    )
+    expect(JSON.parse(line).body).toEqual({ n: 12345678901234567000, s: 'a b' })
+  })
+
+  it('writes an escaped body again, so an escaped secret is redacted too', async () => {
+    mask('sekrit-token-value-9')
+    const line = await lineFor('{"echo":"sekrit\\u002dtoken-value-9","q":"say \\"hi\\""}')
+    expect(line).not.toContain('sekrit')
+    expect(JSON.parse(line).body).toEqual({ echo: '***', q: 'say "hi"' })
+  })
+
+  it('gives other bodies as text, an empty one as null, and cuts a long one with a marker', async () => {
+    expect(JSON.parse(await lineFor('not json\n{')).body).toBe('not json\n{')
+    expect(JSON.parse(await lineFor('')).body).toBeNull()
+    const long = JSON.parse(await lineFor(`[${'1,'.repeat(40_000)}1]`))
+    expect(long).toMatchObject({ truncated: true })
+    expect(long.body).toHaveLength(64 * 1024)
   })
 })
 

@@ -72,6 +72,17 @@ describe('TargetsFile', () => {
     expect(listing).toMatchObject({ listed: 300, count: expected.length, shard: { index: 2, count: 3 } })
   })
 
+  it('shows onTarget every kept target, in order, as it is added', () => {
+    const seen: unknown[] = []
+    const file = new TargetsFile({ dir, shard: { index: 1, count: 2 }, onTarget: t => seen.push(t) })
+    const all = page(0, 40)
+    file.add(all.slice(0, 25))
+    expect(seen).toEqual(all.slice(0, 25).filter(t => shardOf(t, 2) === 1))
+    file.add(all.slice(25))
+    const listing = file.finish()
+    expect(seen).toEqual(JSON.parse(readFileSync(listing.file, 'utf8')))
+  })
+
   it(`previews the first ${PREVIEW_ROWS} targets only`, () => {
     const file = new TargetsFile({ dir })
     file.add(page(0, 30))
