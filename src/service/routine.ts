@@ -124,13 +124,14 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   let total = 0
   let stopped: string | undefined
   let response: string | undefined
-  // Lines are written, and redacted, in blocks of about 64 KiB: one write per call would cost a
-  // system call each. A secret cannot span lines (no line holds a line break), so redacting the
-  // block finds every secret that redacting each line would.
+  // Lines are written in blocks of about 64 KiB: one write per call would cost a system call each.
+  // Each is redacted as it is kept, which also leaves it one flat string rather than the pieces it
+  // was joined from (kept as pieces until the block was written, at 100,000 calls they made V8 grow
+  // its young space and peak memory by 30 %).
   let buffered: string[] = []
   let bufferedChars = 0
   const flush = (): void => {
-    const bytes = Buffer.from(redact(buffered.join('')))
+    const bytes = Buffer.from(buffered.join(''))
     buffered = []
     bufferedChars = 0
     for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
@@ -138,8 +139,9 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   let closed = false
   const record = (line: string): void => {
     if (closed) return // a call that ended after the routine failed
-    buffered.push(`${line}\n`)
-    bufferedChars += line.length + 1
+    const text = `${redact(line)}\n`
+    buffered.push(text)
+    bufferedChars += text.length
     if (bufferedChars >= 64 * 1024) flush()
   }
   const progress = (): void => {
