@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { messageOf } from '../errors.js'
+import { writeAll } from '../files.js'
 import { formatCount, formatDuration } from '../format.js'
 import { HttpResponse, statusText, Transport } from '../http/client.js'
 import { Bearer } from '../auth/bearer.js'
@@ -114,7 +116,18 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   const started = now()
   const limiter = new Limiter(options.rate, now)
   const resultsFile = join(options.resultsDir, `results-${randomBytes(6).toString('hex')}.jsonl`)
-  const fd = openSync(resultsFile, 'wx', 0o600)
+  const unwritable = (err: unknown): Error =>
+    new Error(
+      `Failed to write the results file in ${options.resultsDir} (RUNNER_TEMP): ${messageOf(err)}. ` +
+        'Free disk space on the runner, or call fewer targets per job (see shard).',
+      { cause: err }
+    )
+  let fd: number
+  try {
+    fd = openSync(resultsFile, 'wx', 0o600)
+  } catch (err) {
+    throw unwritable(err)
+  }
   const byStatus = new Map<string, number>()
   const failedByStatus = new Map<string, number>()
   const failures: Failure[] = []
@@ -134,7 +147,11 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     const bytes = Buffer.from(buffered.join(''))
     buffered = []
     bufferedChars = 0
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
+    try {
+      writeAll(fd, bytes)
+    } catch (err) {
+      throw unwritable(err)
+    }
   }
   let closed = false
   const record = (line: string): void => {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { messageOf } from '../errors.js'
+import { writeAll } from '../files.js'
 import { formatBytes, formatCount } from '../format.js'
 import { hasId, Shard, shardOf } from './shards.js'
 
@@ -122,12 +123,12 @@ export class TargetsFile {
     }
   }
 
-  /** Writes every byte or throws: writeSync may write fewer than asked on a nearly full disk. */
+  /** Writes every byte or throws, naming the folder. */
   private write(data: string | Buffer): void {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data
     this.hash.update(bytes)
     try {
-      for (let done = 0; done < bytes.length;) done += writeSync(this.fd as number, bytes, done)
+      writeAll(this.fd as number, bytes)
     } catch (err) {
       throw this.failure(err)
     }

@@ -101,6 +101,15 @@ describe('runRoutine', () => {
     })
   })
 
+  it('names the folder when the results file cannot be written, before any call', async () => {
+    const { transport, sent } = fake(() => res(200))
+    const missing = join(dir, 'gone')
+    await expect(runRoutine(transport, options({ resultsDir: missing, targets: list([{ id: 'a' }]) }))).rejects.toThrow(
+      new RegExp(`^Failed to write the results file in ${missing} \\(RUNNER_TEMP\\): .*ENOENT.*\\. Free disk space`)
+    )
+    expect(sent).toHaveLength(0)
+  })
+
   it('a PUT, or call-idempotent, may be repeated', async () => {
     const { transport, sent } = fake(() => res(200))
     await runRoutine(transport, options({ spec: parseCall('PUT /x/{id}', ''), targets: list([{ id: 1 }]) }))
