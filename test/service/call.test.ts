@@ -24,15 +24,42 @@ describe('parseCall', () => {
     ['GET /v1/x#y', /starts with one \//],
     ['GET /v1/%2e%2E/x', /\. or \.\. segment/],
     ['GET /v1/{a!}', /not a placeholder/],
-    ['GET /v1/}', /not a placeholder/]
+    ['GET /v1/}', /not a placeholder/],
+    ['GET /v1/{1a}', /not a placeholder/],
+    ['GET /v1/{a.1b}', /not a placeholder/],
+    ['GET /v1/x{a}}', /not a placeholder/],
+    ['GET /v1/x extra', /must be METHOD \/path/],
+    ['GET/v1/x', /must be METHOD \/path/],
+    ['1GET /v1/x', /must be METHOD \/path/],
+    ['GET /v1/../x', /\. or \.\. segment/],
+    ['GET /v1/.', /\. or \.\. segment/]
   ])('refuses %s', (call, message) => {
     expect(() => parseCall(call, '')).toThrow(CallInputError)
     expect(() => parseCall(call, '')).toThrow(message)
   })
 
-  it('refuses a body that is not JSON, and a body on GET', () => {
+  it('refuses a body that is not JSON, and a body on GET or HEAD', () => {
     expect(() => parseCall('POST /x', '{nope')).toThrow('Input call-body is not valid JSON')
-    expect(() => parseCall('GET /x', '{}')).toThrow('a GET request has no body')
+    expect(() => parseCall('GET /x', '{}')).toThrow('Input call-body is set, but a GET request has no body')
+    expect(() => parseCall('HEAD /x', '[]')).toThrow('Input call-body is set, but a HEAD request has no body')
+    expect(() => parseCall('TRACE /x', '')).toThrow(
+      'Input call must be METHOD /path with METHOD one of GET, HEAD, POST, PUT, PATCH, DELETE, got "TRACE /x"'
+    )
+  })
+
+  it('accepts spacing around the parts, dots inside segments, and a blank body as none', () => {
+    const spec = parseCall('  delete \t /v1/..x/x../{id}?q=..  ', '  \n ')
+    expect(spec).toMatchObject({ method: 'DELETE', body: undefined, fields: ['id'] })
+    expect(renderPath(spec, { id: 'a' })).toBe('/v1/..x/x../a?q=..')
+    expect(parseCall('GET /x', ' ').body).toBeUndefined()
+  })
+
+  it('finds the fields of every placeholder, in path and body, nested or not', () => {
+    const spec = parseCall('POST /x/{a}/{b.c}', '{"k":"{d}","l":["{e}",{"m":"x{f}","n":[1,null,true]}],"o":"plain"}')
+    expect(spec.fields).toEqual(['a', 'b.c', 'd', 'e', 'f'])
+    const target = { a: 1, b: { c: 2 }, d: [3], e: { deep: true }, f: 'F' }
+    expect(renderBody(spec, target)).toBe('{"k":[3],"l":[{"deep":true},{"m":"xF","n":[1,null,true]}],"o":"plain"}')
+    expect(missingFields(spec, target)).toEqual([])
   })
 })
 
@@ -82,6 +109,24 @@ describe('rendering for a target', () => {
       'holds an object or array in {owner}'
     ])
     expect(missingFields(parseCall('POST /x', '{"a":"{owner}"}'), {})).toEqual(['lacks {owner}'])
+  })
+
+  it('reads a field only from objects, and writes scalars in text as JSON does', () => {
+    expect(fieldOf([{ id: 1 }], ['id'])).toBeUndefined()
+    expect(fieldOf({ n: parseExact('9007199254740993') }, ['n', 'x'])).toBeUndefined()
+    expect(fieldOf({ a: null }, ['a', 'b'])).toBeUndefined()
+    expect(fieldOf({ a: { b: false } }, ['a', 'b'])).toBe(false)
+    const spec = parseCall('PUT /x/{v}', '{"s":"v={v}"}')
+    const values = [true, null, 12.5, parseExact('1.50')]
+    expect(values.map(v => renderPath(spec, { v }))).toEqual(['/x/true', '/x/null', '/x/12%2E5', '/x/1%2E50'])
+    expect(values.map(v => renderBody(spec, { v }))).toEqual([
+      '{"s":"v=true"}',
+      '{"s":"v=null"}',
+      '{"s":"v=12.5"}',
+      '{"s":"v=1.50"}'
+    ])
+    expect(values.map(v => missingFields(spec, { v }))).toEqual([[], [], [], []])
+    expect(renderBody(parseCall('DELETE /x/{v}', ''), { v: 1 })).toBeUndefined()
   })
 
   it('names what a target cannot fill', () => {

@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { jest } from '@jest/globals'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bearer } from '../../src/auth/bearer.js'
 import { Gate, HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
-import { RequestError } from '../../src/http/errors.js'
+import { RequestError, ServerWaitError } from '../../src/http/errors.js'
+import { parseExact } from '../../src/json.js'
 import { parseCall } from '../../src/service/call.js'
 import { Preflight, RoutineOptions, routineError, runRoutine } from '../../src/service/routine.js'
 import { mask } from '../../src/secrets.js'
@@ -208,5 +210,250 @@ describe('a long routine', () => {
     expect(used.slice(0, 5)).toEqual(Array(5).fill('Bearer first-token')) // 65 s left, then 60 s
     expect(used.slice(6)).toEqual(Array(4).fill('Bearer fresh-1'))
     expect(renewed).toBe(1)
+  })
+})
+
+describe('runRoutine, rule by rule', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
+  const lines = (file: string) =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+  const statuses = (answer: (r: HttpRequest) => number) => fake(r => res(answer(r), '{"e":1}'))
+
+  it('never has more calls in flight than call-concurrency, and reaches it', async () => {
+    let inFlight = 0
+    let most = 0
+    const transport: Transport = {
+      send: async () => {
+        most = Math.max(most, ++inFlight)
+        await new Promise(resolve => setImmediate(resolve))
+        inFlight--
+        return res(200)
+      }
+    }
+    const result = await runRoutine(transport, options({ concurrency: 3, targets: list(ids(10)) }))
+    expect(most).toBe(3)
+    expect(result).toMatchObject({ calls: 10, succeeded: 10 })
+  })
+
+  it('counts by status, keeps the time from its clock, and logs the last progress line', async () => {
+    const clock = { now: 1_000_000 }
+    const info: string[] = []
+    const transport: Transport = {
+      send: async r => {
+        clock.now += 1000
+        return res(r.url.pathname.endsWith('t1') ? 500 : 200)
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ targets: list(ids(3)), count: 3, concurrency: 1, now: () => clock.now, info: m => info.push(m) })
+    )
+    expect(Object.fromEntries(result.byStatus)).toEqual({ 'HTTP 200': 2, 'HTTP 500': 1 })
+    expect(Object.fromEntries(result.failedByStatus)).toEqual({ 'HTTP 500': 1 })
+    expect(result.durationMs).toBe(3000)
+    expect(info.at(-1)).toBe('Calls: 3 of 3 (100 %), 1 failed, 1/s')
+    expect(lines(result.resultsFile).map(l => l.ms)).toEqual([1000, 1000, 1000])
+  })
+
+  it('logs progress every 10 s with the share done and the time left', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] })
+    try {
+      const clock = { now: 0 }
+      const info: string[] = []
+      let release: () => void = () => undefined
+      const transport: Transport = {
+        send: async r => {
+          if (r.url.pathname.endsWith('t1')) await new Promise<void>(resolve => (release = resolve))
+          return res(200)
+        }
+      }
+      const running = runRoutine(
+        transport,
+        options({ targets: list(ids(4)), count: 4, concurrency: 1, now: () => clock.now, info: m => info.push(m) })
+      )
+      for (let i = 0; i < 5; i++) await new Promise(resolve => setImmediate(resolve))
+      clock.now = 10_000
+      jest.advanceTimersByTime(10_000)
+      expect(info).toEqual(['Calls: 1 of 4 (25 %), 0 failed, 0/s, about 30 s left'])
+      release()
+      await running
+    } finally {
+      jest.useRealTimers()
+    }
+  })
+
+  it('stops starting calls at a 401, naming when the token expires', async () => {
+    const bearer = {
+      latest: {
+        accessToken: 't',
+        tokenType: 'Bearer',
+        source: 'exchange' as const,
+        expiresAtMs: Date.UTC(2026, 10, 23, 7)
+      },
+      current: async () => 't',
+      recover: async () => undefined
+    }
+    const { transport, sent } = statuses(() => 401)
+    const result = await runRoutine(transport, options({ bearer, concurrency: 1, targets: list(ids(5)) }))
+    expect(sent).toHaveLength(1)
+    expect(result.stopped).toBe(
+      'the service refused the token (HTTP 401) at call #1 (it expires 2026-11-23T07:00:00.000Z): no new call was started'
+    )
+    const noExpiry = await runRoutine(statuses(() => 401).transport, options({ concurrency: 1, targets: list(ids(2)) }))
+    expect(noExpiry.stopped).toBe('the service refused the token (HTTP 401) at call #1: no new call was started')
+  })
+
+  it('retries a call once with the token a 401 recovers, and goes on', async () => {
+    const bearer = {
+      latest: { accessToken: 'old', tokenType: 'Bearer', source: 'sealed' as const },
+      current: async () => 'old',
+      recover: async () => 'new'
+    }
+    const { transport, sent } = fake(r => res(r.headers.Authorization === 'Bearer new' ? 200 : 401))
+    const result = await runRoutine(transport, options({ bearer, concurrency: 1, targets: list(ids(1)) }))
+    expect(sent.map(r => r.headers.Authorization)).toEqual(['Bearer old', 'Bearer new'])
+    expect(result).toMatchObject({ succeeded: 1, failed: 0, stopped: undefined })
+  })
+
+  it('stops starting calls at call-max-failures', async () => {
+    const { transport, sent } = statuses(() => 500)
+    const result = await runRoutine(transport, options({ maxFailures: 2, concurrency: 1, targets: list(ids(5)) }))
+    expect(sent).toHaveLength(2)
+    expect(result.stopped).toBe('2 calls failed, call-max-failures (2): no new call was started')
+    expect(routineError('PUT /x', result)?.message).toBe(
+      'Failed to call PUT /x: 2 of 2 calls failed (HTTP 500: 2); first: target "t0" (HTTP 500), target "t1" (HTTP 500); ' +
+        '2 calls failed, call-max-failures (2): no new call was started. The log above lists the failures.'
+    )
+  })
+
+  it('logs 20 failures one by one, then one line, and keeps 50 for the summary', async () => {
+    const info: string[] = []
+    const result = await runRoutine(
+      statuses(() => 500).transport,
+      options({ concurrency: 1, targets: list(ids(60)), info: m => info.push(m) })
+    )
+    const single = info.filter(m => m.startsWith('Call #'))
+    expect(single).toHaveLength(20)
+    expect(single[0]).toBe('Call #1 for target "t0" failed: HTTP 500 Internal Server Error ({"e":1})')
+    expect(info.filter(m => m.startsWith('More calls failed'))).toEqual([
+      'More calls failed: from here on they are counted, not listed (see the results file)'
+    ])
+    expect(result.failures).toHaveLength(50)
+    expect(result.failures[49]).toEqual({ target: 'target "t49"', status: 'HTTP 500', said: '{"e":1}' })
+  })
+
+  it('says what a wait, a transport failure or another error was, in the log and the results file', async () => {
+    const { transport } = fake(r => {
+      if (r.url.pathname.endsWith('t0')) return new ServerWaitError(503, 120_000, 60_000, 0)
+      if (r.url.pathname.endsWith('t1')) return new RequestError({ kind: 'aborted' }, 2)
+      return new Error('odd tok-123456 failure')
+    })
+    mask('tok-123456')
+    const info: string[] = []
+    const result = await runRoutine(
+      transport,
+      options({ concurrency: 1, targets: list(ids(3)), info: m => info.push(m) })
+    )
+    expect(result.failures.map(f => f.said)).toEqual([
+      'HTTP 503 Service Unavailable, retry asked for in 120 s',
+      'the connection closed before the response ended',
+      'odd *** failure'
+    ])
+    expect(info[0]).toBe(
+      'Call #1 for target "t0" failed: no response (HTTP 503 Service Unavailable, retry asked for in 120 s)'
+    )
+    expect(lines(result.resultsFile).map(l => [l.status, l.attempts, l.error])).toEqual([
+      [null, null, 'HTTP 503 Service Unavailable, retry asked for in 120 s'],
+      [null, null, 'the connection closed before the response ended'],
+      [null, null, 'odd *** failure']
+    ])
+  })
+
+  it('names targets by id, number as sent, or place; and records the id in each line', async () => {
+    const targets = [{ id: 42 }, { id: parseExact('9007199254740993') }, { name: 'x' }, { id: { nested: 1 } }, 'plain']
+    const spec = parseCall('DELETE /v1/t', '')
+    const result = await runRoutine(
+      statuses(() => 500).transport,
+      options({ spec, concurrency: 1, targets: list(targets) })
+    )
+    expect(result.failures.map(f => f.target)).toEqual([
+      'target 42',
+      'target 9007199254740993',
+      'target #3',
+      'target #4',
+      'target #5'
+    ])
+    const text = readFileSync(result.resultsFile, 'utf8').split('\n')
+    expect(text[0]).toMatch(/^\{"index":0,"id":42,"status":500,"attempts":1,"ms":\d+,"body":\{"e":1\}\}$/)
+    expect(text[1]).toMatch(/^\{"index":1,"id":9007199254740993,"status":500,/)
+    expect(text[2]).toMatch(/^\{"index":2,"status":500,/)
+    expect(text[3]).toMatch(/^\{"index":3,"status":500,/)
+  })
+
+  it('sends JSON headers, a body only when call-body has one, and a 32-hex Idempotency-Key per run', async () => {
+    const post = parseCall('POST /v1/t/{id}', '{"n":"{id}"}')
+    const { transport, sent } = fake(() => res(200))
+    await runRoutine(transport, options({ spec: post, targets: list([{ id: 'a' }]) }))
+    await runRoutine(transport, options({ spec: post, runId: '43', targets: list([{ id: 'a' }]) }))
+    await runRoutine(transport, options({ spec: parseCall('PATCH /v1/t/{id}', ''), targets: list([{ id: 'a' }]) }))
+    expect(sent[0].headers).toMatchObject({ Accept: 'application/json', 'Content-Type': 'application/json' })
+    expect(sent[0].body).toBe('{"n":"a"}')
+    expect(sent[0].label).toBe('call #1')
+    expect(sent[0].headers['Idempotency-Key']).toMatch(/^[0-9a-f]{32}$/)
+    expect(sent[1].headers['Idempotency-Key']).not.toBe(sent[0].headers['Idempotency-Key'])
+    expect(sent[2].headers['Content-Type']).toBeUndefined()
+    expect(sent[2].headers['Idempotency-Key']).toMatch(/^[0-9a-f]{32}$/)
+    expect(sent[2].idempotent).toBe(false)
+  })
+
+  it('resolves the path under base-url however many slashes end it', async () => {
+    const { transport, sent } = fake(() => res(200))
+    await runRoutine(transport, options({ baseUrl: new URL('https://api.test/base//'), targets: list([{ id: 'a' }]) }))
+    expect(sent[0].url.href).toBe('https://api.test/base/v1/t/a')
+  })
+
+  it('gives the one call without targets its response, when under 1 MiB', async () => {
+    const small = await runRoutine(fake(() => res(200, '{"ok":"tok-123456"}')).transport, options())
+    expect(small).toMatchObject({ calls: 1, response: '{"ok":"***"}' })
+    const big = await runRoutine(fake(() => res(200, `"${'x'.repeat(1024 * 1024)}"`)).transport, options())
+    expect(big.response).toBeUndefined()
+    const listed = await runRoutine(fake(() => res(200)).transport, options({ targets: list([{ id: 'a' }]) }))
+    expect(listed.response).toBeUndefined()
+  })
+
+  it('cuts a body at exactly 64 KiB, not before', async () => {
+    const at = (n: number) =>
+      runRoutine(fake(() => res(200, 'x'.repeat(n))).transport, options({ targets: list([{ id: 'a' }]) }))
+    expect(lines((await at(64 * 1024)).resultsFile)[0].truncated).toBeUndefined()
+    expect(lines((await at(64 * 1024 + 1)).resultsFile)[0].truncated).toBe(true)
+  })
+
+  it('writes results as calls end, not only at the end', async () => {
+    let seenOnDisk = 0
+    let file = ''
+    const transport: Transport = {
+      send: async r => {
+        file ||= readdirSync(dir).find(f => f.startsWith('results-')) ?? ''
+        if (r.label === 'call #12') seenOnDisk = readFileSync(join(dir, file), 'utf8').split('\n').length - 1
+        return res(200, `"${'y'.repeat(10 * 1024)}"`)
+      }
+    }
+    const result = await runRoutine(transport, options({ concurrency: 1, targets: list(ids(12)) }))
+    expect(seenOnDisk).toBeGreaterThanOrEqual(6)
+    expect(lines(result.resultsFile)).toHaveLength(12)
+  })
+
+  it('fails the routine when recording a result fails, and removes the results file', async () => {
+    const info = () => {
+      throw new Error('log closed')
+    }
+    const { transport } = statuses(r => (r.url.pathname.endsWith('t0') ? 500 : 200))
+    await expect(runRoutine(transport, options({ concurrency: 1, info, targets: list(ids(3)) }))).rejects.toThrow(
+      'log closed'
+    )
+    expect(readdirSync(dir)).toEqual([])
   })
 })
