@@ -15,11 +15,6 @@ export class Agents {
 
   constructor(private readonly userAgent: string) {}
 
-  /** The connection already made for the URL's origin, if any: no promise to wait for. */
-  known(url: URL): Connection | undefined {
-    return this.connections.get(url.origin)
-  }
-
   /** https (and so tls) is loaded only when a URL needs it. */
   async connectionFor(url: URL): Promise<Connection> {
     // One answer per origin: a routine asks for every call, and the proxy settings do not change.

@@ -29,12 +29,11 @@ export interface HttpResponse {
 }
 
 /**
- * Where a limiter shared by many requests plugs in: every attempt waits for `ready()` (undefined:
- * it may start now), and a wait a server asks for is reported to `pause()`, so that one 429 can
- * hold back every request.
+ * Where a limiter shared by many requests plugs in: every attempt waits for `ready()`, and a wait
+ * a server asks for is reported to `pause()`, so that one 429 can hold back every request.
  */
 export interface Gate {
-  ready(): Promise<void> | undefined
+  ready(): Promise<void>
   pause(ms: number): void
 }
 
@@ -90,18 +89,16 @@ export class Http implements Transport {
     const where = (): string => redact(`${request.url.origin}${request.url.pathname}`)
     const first = this.now()
     for (let n = 1; ; n++) {
-      const wait = gate?.ready()
-      if (wait) await wait
+      await gate?.ready()
       const started = this.now()
       let outcome: Outcome
       let response: HttpResponse | undefined
       try {
-        const connection = this.agents.known(request.url) ?? (await this.agents.connectionFor(request.url))
+        const connection = await this.agents.connectionFor(request.url)
         const body = typeof request.body === 'function' ? request.body() : request.body
         const headers = { 'User-Agent': this.options.userAgent, ...request.headers }
-        const { method, url, maxBytes } = request
-        const raw = await attempt({ method, url, headers, body, maxBytes }, connection, limits)
-        response = { status: raw.status, headers: raw.headers, body: raw.body, attempts: n }
+        const raw = await attempt({ ...request, headers, body }, connection, limits)
+        response = { ...raw, attempts: n }
         outcome = raw
         if (debug) {
           debug(

@@ -18,19 +18,11 @@ export class Limiter implements Gate {
     this.intervalMs = ratePerSecond ? 1000 / ratePerSecond : 0
   }
 
-  ready(): Promise<void> | undefined {
+  async ready(): Promise<void> {
     // A start slot is taken at once, so that concurrent callers get distinct slots.
     const now = this.now()
-    let slot = now
-    if (this.intervalMs > 0) {
-      slot = Math.max(slot, this.nextStart)
-      this.nextStart = slot + this.intervalMs
-    }
-    // Most attempts start at once: no promise then, as a routine makes thousands.
-    return Math.max(slot, this.pausedUntil) > now ? this.waitFor(slot) : undefined
-  }
-
-  private async waitFor(slot: number): Promise<void> {
+    const slot = this.intervalMs > 0 ? Math.max(now, this.nextStart) : now
+    this.nextStart = slot + this.intervalMs
     for (;;) {
       const wait = Math.max(slot, this.pausedUntil) - this.now()
       if (wait <= 0) return

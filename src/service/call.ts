@@ -72,8 +72,7 @@ export function parseCall(call: string, body: string): CallSpec {
       'Input call must have a path that starts with one / below base-url: no scheme, //, backslash, # or control character'
     )
   }
-  const pathOnly = rawPath.split('?')[0]
-  if (pathOnly.split('/').some(segment => /^(\.|%2e){1,2}$/i.test(segment))) {
+  if (hasDotSegment(rawPath)) {
     throw new CallInputError('Input call must not have a . or .. segment in its path')
   }
   const path = template(rawPath, 'call')
@@ -88,46 +87,37 @@ export function parseCall(call: string, body: string): CallSpec {
       throw new CallInputError(`Input call-body is set, but a ${method} request has no body`)
     }
   }
-  const fields = new Set<string>()
-  for (const part of path) if (typeof part !== 'string') fields.add(part.field.join('.'))
-  const bodyTemplate = parsedBody === undefined ? undefined : compileBody(parsedBody, fields)
-  return { method, path, body: bodyTemplate, fields: [...fields], checks: checksOf(path, bodyTemplate, fields) }
-}
-
-/** What each placeholder needs of a target, worked out once rather than for every target. */
-function checksOf(path: readonly Part[], body: unknown, fields: ReadonlySet<string>): FieldCheck[] {
-  const wholeValue = new Set<string>()
-  const inText = new Set<string>()
-  const parts = (list: readonly Part[]): void => {
-    for (const part of list) if (typeof part !== 'string') inText.add(part.field.join('.'))
+  // Every placeholder's field, and whether any JSON value fills it: only when it is never used in
+  // text (the path, or a longer string), always as a whole body value.
+  const fields = new Map<string, boolean>()
+  const note = (parts: readonly Part[]): void => {
+    for (const part of parts) {
+      if (typeof part === 'string') continue
+      const name = part.field.join('.')
+      fields.set(name, parts.length === 1 && fields.get(name) !== false)
+    }
   }
-  const collect = (value: unknown): void => {
-    if (value && typeof value === 'object' && 'template' in value && !Array.isArray(value)) {
-      const list = (value as { template: Part[] }).template
-      if (list.length === 1 && typeof list[0] !== 'string') wholeValue.add(list[0].field.join('.'))
-      else parts(list)
-    } else if (Array.isArray(value)) value.forEach(collect)
-    else if (value && typeof value === 'object') Object.values(value).forEach(collect)
+  note(path)
+  const bodyTemplate = parsedBody === undefined ? undefined : compileBody(parsedBody, note)
+  return {
+    method,
+    path,
+    body: bodyTemplate,
+    fields: [...fields.keys()],
+    checks: [...fields].map(([name, anyValue]) => ({ name, path: name.split('.'), anyValue }))
   }
-  parts(path)
-  collect(body)
-  return [...fields].map(name => ({
-    name,
-    path: name.split('.'),
-    anyValue: wholeValue.has(name) && !inText.has(name)
-  }))
 }
 
 /** Strings of the body become templates; everything else stays as it is. */
-function compileBody(value: unknown, fields: Set<string>): unknown {
+function compileBody(value: unknown, note: (parts: readonly Part[]) => void): unknown {
   if (typeof value === 'string') {
     const parts = template(value, 'call-body')
-    for (const part of parts) if (typeof part !== 'string') fields.add(part.field.join('.'))
+    note(parts)
     return parts.some(p => typeof p !== 'string') ? { template: parts } : parts.join('')
   }
-  if (Array.isArray(value)) return value.map(v => compileBody(v, fields))
+  if (Array.isArray(value)) return value.map(v => compileBody(v, note))
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compileBody(v, fields)]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, compileBody(v, note)]))
   }
   return value
 }
@@ -209,8 +199,8 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i
  * move the call elsewhere under base-url: only values can make one, as the call input has none.
  */
 export function hasDotSegment(path: string): boolean {
-  const query = path.indexOf('?')
-  const segments = (query < 0 ? path : path.slice(0, query)).split('/')
-  for (const segment of segments) if (segment.length <= 6 && DOT_SEGMENT.test(segment)) return true
-  return false
+  return path
+    .split('?')[0]
+    .split('/')
+    .some(segment => DOT_SEGMENT.test(segment))
 }

@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { messageOf } from '../errors.js'
-import { writeAll } from '../files.js'
+import { tempFileError, writeAll } from '../files.js'
 import { formatCount, formatDuration } from '../format.js'
 import { HttpResponse, statusText, Transport } from '../http/client.js'
 import { Bearer } from '../auth/bearer.js'
 import { describeFailure, RequestError, ServerWaitError } from '../http/errors.js'
 import { Limiter } from '../http/limiter.js'
-import { isRawNumber, numberText, parseExact } from '../json.js'
+import { parseExact } from '../json.js'
 import { excerpt, redact } from '../secrets.js'
-import { shardKey } from '../targets/shards.js'
+import { hasId, shardKey } from '../targets/shards.js'
 import { CallSpec, hasDotSegment, missingFields, renderBody, renderPath } from './call.js'
 import { succeeded } from './operation.js'
 
@@ -103,10 +102,9 @@ export class Preflight {
 
 /** A target as messages name it: its id, JSON-quoted, else its place in the list. */
 function label(target: unknown, index: number): string {
-  const id = target && typeof target === 'object' ? (target as Record<string, unknown>).id : undefined
-  if (typeof id === 'string') return `target ${excerpt(JSON.stringify(id), 80)}`
-  if (typeof id === 'number' || isRawNumber(id)) return `target ${numberText(id as number)}`
-  return `target #${index + 1}`
+  if (!hasId(target)) return `target #${index + 1}`
+  const { id } = target as { id: unknown }
+  return `target ${typeof id === 'string' ? excerpt(JSON.stringify(id), 80) : shardKey(target)}`
 }
 
 /** Calls the operation for every target, at most `concurrency` at once, recording each result. */
@@ -116,12 +114,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
   const started = now()
   const limiter = new Limiter(options.rate, now)
   const resultsFile = join(options.resultsDir, `results-${randomBytes(6).toString('hex')}.jsonl`)
-  const unwritable = (err: unknown): Error =>
-    new Error(
-      `Failed to write the results file in ${options.resultsDir} (RUNNER_TEMP): ${messageOf(err)}. ` +
-        'Free disk space on the runner, or call fewer targets per job (see shard).',
-      { cause: err }
-    )
+  const unwritable = (err: unknown): Error => tempFileError('results file', options.resultsDir, err)
   let fd: number
   try {
     fd = openSync(resultsFile, 'wx', 0o600)
@@ -222,10 +215,9 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     const good = res !== undefined && succeeded(res.status, options.accept)
     const status = res ? `HTTP ${res.status}` : 'no response'
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
-    const id = target && typeof target === 'object' ? (target as Record<string, unknown>).id : undefined
     // Written by hand, in the order of the format in the README: JSON.stringify of an object per
     // call costs more than the rest of a call's bookkeeping.
-    const idField = id !== undefined && (typeof id !== 'object' || isRawNumber(id)) ? `,"id":${JSON.stringify(id)}` : ''
+    const idField = hasId(target) ? `,"id":${JSON.stringify((target as { id: unknown }).id)}` : ''
     const errorField = error ? `,"error":${JSON.stringify(error)}` : ''
     record(
       `{"index":${index}${idField},"status":${res ? res.status : null}${errorField},` +
@@ -279,22 +271,21 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     })
   }
 
+  let finished = false
   try {
     if (options.targets) await options.targets(submit)
     else await submit({})
     while (active > 0) await slotFreed()
     if (broken) throw broken.error
     flush()
-  } catch (err) {
+    finished = true
+  } finally {
     clearInterval(timer)
     closed = true
     closeSync(fd)
-    rmSync(resultsFile, { force: true })
-    throw err
+    // A failed routine leaves no results file (closed first: Windows cannot remove an open file).
+    if (!finished) rmSync(resultsFile, { force: true })
   }
-  clearInterval(timer)
-  closed = true
-  closeSync(fd)
   progress()
   return {
     calls: done,

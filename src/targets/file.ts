@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { messageOf } from '../errors.js'
-import { writeAll } from '../files.js'
+import { tempFileError, writeAll } from '../files.js'
 import { formatBytes, formatCount } from '../format.js'
 import { hasId, Shard, shardOf } from './shards.js'
 
@@ -73,11 +72,7 @@ export class TargetsFile {
 
   private failure(err: unknown): Error {
     if (err instanceof Error && err.message.startsWith('Failed to write the targets file')) return err
-    return new Error(
-      `Failed to write the targets file in ${this.options.dir} (RUNNER_TEMP): ${messageOf(err)}. ` +
-        'Free disk space on the runner, or read fewer targets per job (see shard).',
-      { cause: err }
-    )
+    return tempFileError('targets file', this.options.dir, err)
   }
 
   /** Appends a page's targets, keeping only the shard's. */

@@ -22,16 +22,6 @@ describe('Agents', () => {
     agents.dispose()
   })
 
-  it('knows the connection of an origin once made, without a promise', async () => {
-    const agents = new Agents('test-agent/1')
-    expect(agents.known(new URL('https://api.service.test/a'))).toBeUndefined()
-    const made = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
-    expect(agents.known(new URL('https://api.service.test/v1/t/1?x=2'))).toBe(made)
-    expect(agents.known(new URL('https://api.service.test:8443/'))).toBeUndefined()
-    agents.dispose()
-    expect(agents.known(new URL('https://api.service.test/a'))).toBeUndefined()
-  })
-
   it('sends what HTTPS_PROXY names through the proxy, minding NO_PROXY and loopback hosts', async () => {
     process.env.HTTPS_PROXY = 'http://proxy.corp.test:3128'
     process.env.NO_PROXY = '.internal.test'

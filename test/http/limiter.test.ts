@@ -22,16 +22,6 @@ describe('Limiter', () => {
     expect(slept).toEqual([])
   })
 
-  it('gives no promise to wait for when a call may start now, and one during a pause', async () => {
-    const { limiter } = clocked()
-    expect(limiter.ready()).toBeUndefined()
-    limiter.pause(1)
-    const wait = limiter.ready()
-    expect(wait).toBeInstanceOf(Promise)
-    await wait
-    expect(limiter.ready()).toBeUndefined()
-  })
-
   it('holds every caller until a pause ends', async () => {
     const { limiter, slept, clock } = clocked()
     limiter.pause(2000)
