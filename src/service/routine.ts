@@ -29,7 +29,10 @@ export interface RoutineOptions {
   /** GITHUB_RUN_ID: the Idempotency-Key is the same for a target in every attempt of the run. */
   readonly runId: string
   readonly resultsDir: string
-  /** Feeds every target to `each` in order, awaiting it; absent for the one call without targets. */
+  /**
+   * Feeds every target to `each` in order, awaiting it; absent for the one call without targets.
+   * Every target fed must have passed a Preflight: the calls' URLs rely on it (no dot segment).
+   */
   readonly targets?: (each: (target: unknown) => Promise<void>) => Promise<void>
   /** How many targets `targets` feeds, for progress lines. */
   readonly count?: number
