@@ -189,10 +189,15 @@ describe('targets-from: one listing per run', () => {
       'an empty file',
       (d: string) => (writeFileSync(join(d, 't.json'), ''), join(d, 't.json')),
       /is empty: it is not a JSON array of targets/
+    ],
+    [
+      'targets the call cannot be made for',
+      (d: string) => (writeFileSync(join(d, 't.json'), '[{"id":"a"},{"name":"b"}]'), join(d, 't.json')),
+      /^::error::Input call: 1 of 2 targets cannot fill its placeholders, so no call was made: target #2 lacks \{id\}/
     ]
   ])('fails before any request on %s, naming the input', async (_what, make, message) => {
     const path = make(dir)
-    const run = await runAction(inputs({ 'targets-from': path }))
+    const run = await runAction(inputs({ 'targets-from': path, call: 'DELETE /v1/t/{id}' }))
     try {
       expectFailure(run, message)
       expect(idp.requests).toHaveLength(0)
