@@ -40,9 +40,10 @@ export async function run(): Promise<void> {
     const newFile = (): TargetsFile => (file = new TargetsFile({ dir: tempDir, shard: inputs.shard, onTarget }))
     // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
     // the step before a token is spent on it.
-    let targets = inputs.targetsFrom ? await readInto(inputs, newFile()) : undefined
+    const { targetsFrom, targetsDigest, shardSize } = inputs
+    let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
     preflight?.verify()
-    const obtained = await obtainToken(inputs, http)
+    const obtained = await obtainToken({ ...inputs, shardJob: inputs.shard !== undefined }, http)
     const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
     if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
     preflight?.verify()

@@ -1,7 +1,7 @@
 import { Http } from '../http/client.js'
 import { parseJsonObject } from '../json.js'
 import { excerpt } from '../secrets.js'
-import { Operation, perform, ResponseError } from '../service/operation.js'
+import { Operation, perform, ResponseError } from '../http/operation.js'
 import { Credentials, originAndPath, Proof } from './credentials.js'
 
 /** A token as the identity provider issued it. */

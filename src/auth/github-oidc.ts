@@ -1,6 +1,6 @@
 import { Transport } from '../http/client.js'
 import { parseJsonObject } from '../json.js'
-import { perform, ResponseError } from '../service/operation.js'
+import { perform, ResponseError } from '../http/operation.js'
 import { mask } from '../secrets.js'
 import { ClientAuth } from './credentials.js'
 import { ASSERTION_TYPE } from './private-key-jwt.js'

@@ -1,8 +1,8 @@
 import * as core from '@actions/core'
 import { formatDuration } from '../format.js'
 import { Http } from '../http/client.js'
-import { Inputs } from '../inputs.js'
 import { mask } from '../secrets.js'
+import { Credentials } from './credentials.js'
 import { exchangeToken, IssuedToken } from './exchange.js'
 import { readClaims } from './jwt.js'
 import { canSeal, Sealer, unseal } from './sealed.js'
@@ -53,8 +53,21 @@ function makeToken(facts: TokenFacts, source: TokenSource, now: number): Token {
   }
 }
 
+/** Where the token may come from, as the inputs give it: plain values, so that auth knows no input. */
+export interface TokenOptions {
+  /** Absent when a pre-issued token is given. */
+  readonly credentials?: Credentials
+  readonly token?: string
+  readonly sealedToken?: string
+  readonly minValiditySeconds: number
+  /** The service the token is for: a sealed token is bound to it. */
+  readonly baseUrl: URL
+  /** A shard job of a fan-out: its own exchange is worth a warning about the quota. */
+  readonly shardJob?: boolean
+}
+
 /** The token to use: the `token` input, a still-valid `sealed-token`, or a fresh exchange. */
-export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()): Promise<ObtainedToken> {
+export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.now()): Promise<ObtainedToken> {
   const { credentials } = inputs
   if (!credentials) {
     const token = makeToken({ accessToken: inputs.token ?? '' }, 'input', now)
@@ -65,7 +78,7 @@ export async function obtainToken(inputs: Inputs, http: Http, now = Date.now()):
     return { token, sealed: Promise.resolve(undefined) }
   }
 
-  if (inputs.shard && !inputs.sealedToken && canSeal(credentials)) {
+  if (inputs.shardJob && !inputs.sealedToken && canSeal(credentials)) {
     core.warning(
       'This shard job exchanges client credentials for its own token: every shard job of the fan-out does, and each ' +
         "exchange counts against the identity provider's quota (Auth0's free plan: 1,000 machine tokens a month). " +
@@ -126,7 +139,7 @@ function issuedToken(issued: IssuedToken, now: number): Token {
 }
 
 /** A fresh exchange, for renewal and recovery while the step runs; undefined without credentials. */
-export function renewer(inputs: Inputs, http: Http): (() => Promise<Token>) | undefined {
+export function renewer(inputs: Pick<TokenOptions, 'credentials'>, http: Http): (() => Promise<Token>) | undefined {
   const { credentials } = inputs
   if (!credentials) return undefined
   return async () => {

@@ -9,9 +9,9 @@ import { describeFailure, RequestError, ServerWaitError } from '../http/errors.j
 import { Limiter } from '../http/limiter.js'
 import { parseExact } from '../json.js'
 import { excerpt, redact } from '../secrets.js'
-import { hasId, shardKey } from '../targets/shards.js'
+import { hasId, targetKey } from '../targets/key.js'
 import { CallSpec, hasDotSegment, missingFields, renderBody, renderPath } from './call.js'
-import { succeeded } from './operation.js'
+import { succeeded } from '../http/operation.js'
 
 export interface RoutineOptions {
   readonly spec: CallSpec
@@ -107,7 +107,7 @@ export class Preflight {
 function label(target: unknown, index: number): string {
   if (!hasId(target)) return `target #${index + 1}`
   const { id } = target as { id: unknown }
-  return `target ${typeof id === 'string' ? excerpt(JSON.stringify(id), 80) : shardKey(target)}`
+  return `target ${typeof id === 'string' ? excerpt(JSON.stringify(id), 80) : targetKey(target)}`
 }
 
 /** Calls the operation for every target, at most `concurrency` at once, recording each result. */
@@ -179,7 +179,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     const headers: Record<string, string> = { Accept: 'application/json' }
     if (body !== undefined) headers['Content-Type'] = 'application/json'
     if (unsafe) {
-      const key = `${options.runId}\n${options.call}\n${shardKey(target)}`
+      const key = `${options.runId}\n${options.call}\n${targetKey(target)}`
       headers['Idempotency-Key'] = createHash('sha256').update(key).digest('hex').slice(0, 32)
     }
     const t0 = now()

@@ -4,7 +4,7 @@ import { Http } from '../http/client.js'
 import { parseExact } from '../json.js'
 import { excerpt } from '../secrets.js'
 import { joinPath } from '../url.js'
-import { OperationError, perform, ResponseError } from './operation.js'
+import { OperationError, perform, ResponseError } from '../http/operation.js'
 
 const MAX_PAGE_BYTES = 100 * 1024 * 1024
 const ACTION = 'list targets'

@@ -2,10 +2,9 @@ import * as core from '@actions/core'
 import { Bearer } from '../auth/bearer.js'
 import { formatCount } from '../format.js'
 import { Http } from '../http/client.js'
-import { Inputs } from '../inputs.js'
 import { listTargets } from '../service/targets.js'
 import { Listing, TargetsFile } from './file.js'
-import { MAX_SHARDS, shardCount } from './shards.js'
+import { MAX_SHARDS, Shard, shardCount } from './shards.js'
 import { readSnapshot, SnapshotError, snapshotPath } from './snapshot.js'
 
 /** The targets of this step, however they came, and what the outputs say of them. */
@@ -17,8 +16,25 @@ export interface Collected {
   readonly from: 'listing' | 'snapshot'
 }
 
+export interface ListOptions {
+  readonly baseUrl: URL
+  readonly maxPages: number
+  /** Keep only this shard's targets. */
+  readonly shard?: Shard
+  /** How many targets one shard should get, for the shards output. */
+  readonly shardSize: number
+}
+
+export interface SnapshotOptions {
+  /** The targets-from input: a file, or a directory holding one .json file. */
+  readonly targetsFrom: string
+  /** The digest the snapshot must have, sha256:<hex>. */
+  readonly targetsDigest?: string
+  readonly shardSize: number
+}
+
 /** Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed group. */
-export async function listInto(http: Http, inputs: Inputs, bearer: Bearer, file: TargetsFile): Promise<Collected> {
+export async function listInto(http: Http, inputs: ListOptions, bearer: Bearer, file: TargetsFile): Promise<Collected> {
   let grouped = false
   const onPage = (page: number, count: number, total: number, more: boolean): void => {
     if (page === 1 && !more) return
@@ -49,8 +65,8 @@ export async function listInto(http: Http, inputs: Inputs, bearer: Bearer, file:
  * Reads the targets-from snapshot into `file`, checking its digest when targets-digest is given.
  * Makes no request: it runs before the token is obtained, so a bad snapshot fails first.
  */
-export async function readInto(inputs: Inputs, file: TargetsFile): Promise<Collected> {
-  const path = snapshotPath(inputs.targetsFrom as string)
+export async function readInto(inputs: SnapshotOptions, file: TargetsFile): Promise<Collected> {
+  const path = snapshotPath(inputs.targetsFrom)
   const { digest } = await readSnapshot(path, targets => file.add(targets))
   if (inputs.targetsDigest && digest !== inputs.targetsDigest) {
     throw new SnapshotError(

@@ -3,7 +3,8 @@ import { closeSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
 import { formatBytes, formatCount } from '../format.js'
-import { hasId, Shard, shardOf } from './shards.js'
+import { hasId } from './key.js'
+import { Shard, shardOf } from './shards.js'
 
 /** The most targets JSON one listing may write: past it the step fails rather than fill the disk. */
 const MAX_LIST_BYTES = 2 * 1024 * 1024 * 1024

@@ -1,12 +1,11 @@
-import { isRawNumber, numberText } from '../json.js'
+import { targetKey } from './key.js'
 
 /**
  * Shards split one listing among the jobs of a matrix. The assignment is part of the action's
  * contract (README, "Shards"): it depends only on a target and the number of shards, never on
  * page order or on the other targets, so every job of a fan-out computes the same partition.
  *
- *   key(target) = its `id` when a string, its text as sent when a number, else JSON.stringify(target)
- *   shard       = fmix32(fnv1a32(utf8(key))) mod N, plus 1
+ *   shard = fmix32(fnv1a32(utf8(key))) mod N, plus 1, with key as in key.ts
  */
 
 /** GitHub refuses a matrix of more than 256 jobs. */
@@ -38,26 +37,9 @@ export function shardList(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `${i + 1}/${count}`)
 }
 
-/** Whether a target has a string or number id, which places it whatever else of it changes. */
-export function hasId(target: unknown): boolean {
-  if (target === null || typeof target !== 'object' || Array.isArray(target)) return false
-  const id = (target as Record<string, unknown>).id
-  return typeof id === 'string' || typeof id === 'number' || isRawNumber(id)
-}
-
-/** The text a target is assigned by. */
-export function shardKey(target: unknown): string {
-  if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
-    const id = (target as Record<string, unknown>).id
-    if (typeof id === 'string') return id
-    if (typeof id === 'number' || isRawNumber(id)) return numberText(id)
-  }
-  return JSON.stringify(target) ?? 'null'
-}
-
 /** The 1-based shard of `count` that a target belongs to. */
 export function shardOf(target: unknown, count: number): number {
-  return (fmix32(fnv1a32(shardKey(target))) % count) + 1
+  return (fmix32(fnv1a32(targetKey(target))) % count) + 1
 }
 
 /** FNV-1a, 32 bits, over the UTF-8 bytes of `text` (encoded here, so no buffer per target). */

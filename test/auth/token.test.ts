@@ -1,7 +1,6 @@
 import nock from 'nock'
-import { Inputs } from '../../src/inputs.js'
 import { Sealer } from '../../src/auth/sealed.js'
-import { obtainToken } from '../../src/auth/token.js'
+import { obtainToken, TokenOptions } from '../../src/auth/token.js'
 import { captureStdout, recordingHttp } from '../helpers.js'
 import { clientSecretPost } from '../../src/auth/client-secret.js'
 import { useNock } from '../nock.js'
@@ -11,7 +10,7 @@ useNock()
 const IDP = 'https://tenant.idp.test'
 const NOW = Date.parse('2026-11-22T06:00:00Z')
 const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`
-const base: Inputs = {
+const base: TokenOptions = {
   credentials: {
     clientId: 'client-1',
     auth: clientSecretPost('secret-for-token-tests'),
@@ -20,14 +19,7 @@ const base: Inputs = {
     bodyFormat: 'json'
   },
   minValiditySeconds: 300,
-  baseUrl: new URL('https://api.test/'),
-  listTargets: true,
-  targetsOutput: true,
-  timeoutSeconds: 30,
-  maxAttempts: 1,
-  maxPages: 10,
-  shardSize: 100,
-  summary: true
+  baseUrl: new URL('https://api.test/')
 }
 const issued = (body: object) => nock(IDP).post('/oauth/token').reply(200, body)
 
@@ -103,6 +95,18 @@ describe('obtainToken: which source wins, and each fallback', () => {
     for (const secret of ['access-token-1', 'id-token-value-1', 'refresh-token-1']) {
       expect(written).toContain(`::add-mask::${secret}\n`)
     }
+  })
+
+  it('warns a shard job that exchanges its own token, and no other job', async () => {
+    issued({ access_token: 'shard-own-token-1', expires_in: 3600 })
+    issued({ access_token: 'shard-own-token-2', expires_in: 3600 })
+    await obtainToken({ ...base, shardJob: true }, recordingHttp().http, NOW)
+    expect(warnings()).toEqual([
+      expect.stringContaining('This shard job exchanges client credentials for its own token')
+    ])
+    written.length = 0
+    await obtainToken({ ...base, shardJob: false }, recordingHttp().http, NOW)
+    expect(warnings()).toEqual([])
   })
 
   it('reuses a sealed token that stays valid long enough, with no request', async () => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import nock from 'nock'
 import { Http, HttpRequest, HttpResponse } from '../../src/http/client.js'
 import { DEFAULT_POLICY } from '../../src/http/policy.js'
-import { operationFailure } from '../../src/service/operation.js'
+import { operationFailure } from '../../src/http/operation.js'
 import { recordingHttp } from '../helpers.js'
 import { useNock } from '../nock.js'
 

@@ -1,7 +1,7 @@
 import nock from 'nock'
 import { Bearer } from '../../src/auth/bearer.js'
 import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
-import { ResponseError } from '../../src/service/operation.js'
+import { ResponseError } from '../../src/http/operation.js'
 import { recordingHttp } from '../helpers.js'
 import { useNock } from '../nock.js'
 

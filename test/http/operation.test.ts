@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
 import { RequestError, ServerWaitError, TransportFailure } from '../../src/http/errors.js'
-import { Operation, OperationError, perform, ResponseError, statusDetail } from '../../src/service/operation.js'
+import { Operation, OperationError, perform, ResponseError, statusDetail } from '../../src/http/operation.js'
 
 const request: HttpRequest = {
   method: 'GET',

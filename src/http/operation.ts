@@ -1,5 +1,5 @@
-import { HttpRequest, HttpResponse, statusText, Transport } from '../http/client.js'
-import { describeFailure, RequestError, ServerWaitError } from '../http/errors.js'
+import { HttpRequest, HttpResponse, statusText, Transport } from './client.js'
+import { describeFailure, RequestError, ServerWaitError } from './errors.js'
 import { parseJsonObject } from '../json.js'
 import { excerpt } from '../secrets.js'
 
