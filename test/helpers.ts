@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals'
 import fc from 'fast-check'
 import { Http, HttpOptions } from '../src/http/client.js'
+import { DEFAULTS } from '../src/inputs/read.js'
 
 export interface Recorded {
   readonly http: Http
@@ -84,3 +85,10 @@ export const jsonish = fc.oneof(
     )
     .map(v => JSON.stringify(v))
 )
+
+/** Sets the step's inputs as the runner does (INPUT_<NAME>), the declared defaults under them. */
+export function setInputs(inputs: Record<string, string>): void {
+  for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_')) delete process.env[key]
+  for (const [name, value] of Object.entries({ ...DEFAULTS, ...inputs }))
+    process.env[`INPUT_${name.toUpperCase()}`] = value
+}

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto'
-import { DEFAULTS, getInputs, isReservedVariable } from '../src/inputs.js'
+import { getInputs, isReservedVariable } from '../src/inputs.js'
 import { basicCredentials } from '../src/auth/client-secret.js'
-import { captureStdout } from './helpers.js'
+import { captureStdout, setInputs } from './helpers.js'
 
 const VALID: Record<string, string> = {
   'client-id': 'client-1',
@@ -9,12 +9,6 @@ const VALID: Record<string, string> = {
   'auth-url': 'https://tenant.idp.test/',
   audience: 'https://tenant.idp.test/api/v2/',
   'base-url': 'https://api.service.test'
-}
-
-function setInputs(inputs: Record<string, string>): void {
-  for (const key of Object.keys(process.env)) if (key.startsWith('INPUT_')) delete process.env[key]
-  for (const [name, value] of Object.entries({ ...DEFAULTS, ...inputs }))
-    process.env[`INPUT_${name.toUpperCase()}`] = value
 }
 
 const written = captureStdout()

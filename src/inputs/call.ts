@@ -1,0 +1,47 @@
+import * as core from '@actions/core'
+import { CallSpec, parseCall } from '../service/call.js'
+import { boolean, integer, number } from './read.js'
+
+export interface CallInputs {
+  readonly spec: CallSpec
+  /** The input as written. */
+  readonly text: string
+  readonly concurrency: number
+  readonly rate?: number
+  readonly idempotent: boolean
+  readonly accept: ReadonlySet<number>
+  readonly maxFailures: number
+}
+
+export function call(listTargetsInput: string): CallInputs | undefined {
+  const text = core.getInput('call')
+  if (!text) return undefined
+  const spec = parseCall(text, core.getInput('call-body'))
+  if (!boolean(listTargetsInput) && spec.fields.length > 0) {
+    throw new Error(
+      `Input call has {${spec.fields[0]}}, but with list-targets: false there is no target to fill it: one call is made, as written`
+    )
+  }
+  const rate = core.getInput('call-rate')
+  const accept = core.getInput('call-accept')
+  const statuses = accept ? accept.split(',').map(s => s.trim()) : []
+  if (statuses.some(s => !/^[1-5]\d\d$/.test(s))) {
+    throw new Error(
+      `Input call-accept must be HTTP statuses separated by commas (for example 404,409), got "${accept}"`
+    )
+  }
+  if (statuses.some(s => s === '401')) {
+    throw new Error(
+      'Input call-accept must not hold 401: a refused token stops the routine (and is renewed once); remove 401'
+    )
+  }
+  return {
+    spec,
+    text,
+    concurrency: integer('call-concurrency', 1, 64),
+    rate: rate ? number('call-rate', 0.01, 10_000) : undefined,
+    idempotent: boolean('call-idempotent'),
+    accept: new Set(statuses.map(Number)),
+    maxFailures: integer('call-max-failures', 1, 10_000_000)
+  }
+}

@@ -1,0 +1,35 @@
+import * as core from '@actions/core'
+import { MAX_SHARDS, parseShard, Shard } from '../targets/shards.js'
+import { boolean } from './read.js'
+
+export function shard(listTargetsInput: string): Shard | undefined {
+  const value = core.getInput('shard')
+  if (!value) return undefined
+  const parsed = parseShard(value)
+  if (!parsed) {
+    throw new Error(
+      `Input shard must be K/N with 1 <= K <= N <= ${MAX_SHARDS}, as in the shards output (for example 3/20), got "${value}"`
+    )
+  }
+  if (!boolean(listTargetsInput)) {
+    throw new Error('Input shard needs the targets listed: remove shard, or set list-targets to true')
+  }
+  return parsed
+}
+
+export function snapshot(listTargetsInput: string): { targetsFrom?: string; targetsDigest?: string } {
+  const targetsFrom = core.getInput('targets-from') || undefined
+  const targetsDigest = core.getInput('targets-digest').toLowerCase() || undefined
+  if (targetsDigest && !targetsFrom) {
+    throw new Error('Input targets-digest checks the file of targets-from: set targets-from too, or remove it')
+  }
+  if (targetsDigest && !/^sha256:[0-9a-f]{64}$/.test(targetsDigest)) {
+    throw new Error(
+      `Input targets-digest must be sha256: and 64 hex digits, as the targets-digest output gives it, got "${targetsDigest}"`
+    )
+  }
+  if (targetsFrom && !boolean(listTargetsInput)) {
+    throw new Error('Input targets-from gives the targets: remove list-targets: false')
+  }
+  return { targetsFrom, targetsDigest }
+}

@@ -1,0 +1,60 @@
+import { call } from '../../src/inputs/call.js'
+import { setInputs } from '../helpers.js'
+
+describe('call inputs', () => {
+  it('is absent without a call', () => {
+    setInputs({})
+    expect(call('list-targets')).toBeUndefined()
+  })
+
+  it('reads the call and its options, with the defaults', () => {
+    setInputs({ call: 'POST /v1/t/{id}/scan', 'call-body': '{"a":"{name}"}' })
+    expect(call('list-targets')).toMatchObject({
+      text: 'POST /v1/t/{id}/scan',
+      concurrency: 4,
+      rate: undefined,
+      idempotent: false,
+      accept: new Set(),
+      maxFailures: 100,
+      spec: { method: 'POST', fields: ['id', 'name'] }
+    })
+  })
+
+  it('reads call-accept, call-rate, call-idempotent and the limits as given', () => {
+    setInputs({
+      call: 'DELETE /v1/t/{id}',
+      'call-accept': '404, 409',
+      'call-rate': '2.5',
+      'call-idempotent': 'true',
+      'call-concurrency': '64',
+      'call-max-failures': '1'
+    })
+    expect(call('list-targets')).toMatchObject({
+      accept: new Set([404, 409]),
+      rate: 2.5,
+      idempotent: true,
+      concurrency: 64,
+      maxFailures: 1
+    })
+  })
+
+  it.each([
+    [{ 'call-accept': '404,abc' }, 'Input call-accept must be HTTP statuses separated by commas'],
+    [{ 'call-accept': '600' }, 'Input call-accept must be HTTP statuses'],
+    [{ 'call-accept': '401' }, 'Input call-accept must not hold 401'],
+    [{ 'call-accept': '404, 401' }, 'Input call-accept must not hold 401'],
+    [{ 'call-concurrency': '65' }, 'Input call-concurrency must be a whole number from 1 to 64'],
+    [{ 'call-concurrency': '0' }, 'Input call-concurrency must be a whole number from 1 to 64'],
+    [{ 'call-rate': '0' }, 'Input call-rate must be a number from 0.01 to 10000'],
+    [{ 'call-max-failures': '0' }, 'Input call-max-failures must be a whole number from 1'],
+    [{ 'list-targets': 'false' }, 'Input call has {id}, but with list-targets: false there is no target']
+  ])('refuses %j', (extra, message) => {
+    setInputs({ call: 'PUT /v1/t/{id}', ...extra })
+    expect(() => call('list-targets')).toThrow(message)
+  })
+
+  it('makes one call as written without targets when it has no placeholder', () => {
+    setInputs({ call: 'POST /v1/refresh', 'list-targets': 'false' })
+    expect(call('list-targets')?.spec.fields).toEqual([])
+  })
+})
