@@ -83,10 +83,13 @@ export function maskLog(raw, debug = false) {
 }
 
 /**
- * Runs the action once. Returns its exit code, raw stdout and stderr, the log as a runner shows
+ * Runs the action once (`onChild` receives the process, to signal it). Returns its exit code, raw stdout and stderr, the log as a runner shows
  * it, the outputs, exported variables and job summary it wrote, and its RUNNER_TEMP.
  */
-export async function runAction(inputs, { env = {}, debug = false, entry = join(root, 'dist', 'index.js') } = {}) {
+export async function runAction(
+  inputs,
+  { env = {}, debug = false, entry = join(root, 'dist', 'index.js'), onChild = undefined } = {}
+) {
   const dir = mkdtempSync(join(tmpdir(), 'm2m-runner-'))
   const files = {
     GITHUB_OUTPUT: 'output',
@@ -117,6 +120,8 @@ export async function runAction(inputs, { env = {}, debug = false, entry = join(
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', d => (stdout += d))
   child.stderr.setEncoding('utf8').on('data', d => (stderr += d))
+  // A test that cancels the step sends the child its signals, as the runner does.
+  onChild?.(child)
   const code = await new Promise(resolve => child.on('close', resolve))
   const read = name => readFileSync(fileEnv[name], 'utf8')
   const result = {

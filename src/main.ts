@@ -3,24 +3,53 @@ import { appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
 import { obtainToken, renewer } from './auth/token.js'
+import { Cancellation, SignalSource } from './cancel.js'
 import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
 import { getInputs } from './inputs.js'
 import { publish } from './report/outputs.js'
-import { callEveryTarget } from './routine-step.js'
-import { Preflight } from './service/routine.js'
 import { renderSummary } from './report/summary.js'
+import { Preflight } from './routine/preflight.js'
+import { RoutineResult } from './routine/routine.js'
+import { routineError } from './routine/verdict.js'
+import { callEveryTarget } from './routine-step.js'
 import { mask, redact } from './secrets.js'
 import { listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
 
-export async function run(): Promise<void> {
+export interface RunOptions {
+  /** Where SIGINT and SIGTERM come from: the process. */
+  readonly signals?: SignalSource
+  readonly exit?: (code: number) => void
+}
+
+export async function run(options: RunOptions = {}): Promise<void> {
+  const exit = options.exit ?? ((code: number) => process.exit(code))
   let http: Http | undefined
   let file: TargetsFile | undefined
   let results: string | undefined
+  let calls: RoutineResult | undefined
+  // Until the first call a failed or cancelled step leaves nothing; from it on, its record stays.
+  let phase: 'setup' | 'routine' | 'publish' = 'setup'
+  const discard = (): void => {
+    file?.discard()
+    if (results) rmSync(results, { force: true })
+  }
+  const cancellation = new Cancellation(options.signals ?? process, (name, count) => {
+    if (phase === 'setup') {
+      discard()
+      core.setFailed(`The step was cancelled (${name}) before any call was made: no output was set and no file kept`)
+      exit(1)
+    } else if (count > 1) {
+      core.setFailed(
+        `The step was cancelled again (${name}): its results file was flushed as it stood, no output was set`
+      )
+      exit(1)
+    }
+  })
   try {
     trustEnvironment(core.warning, mask)
     const inputs = getInputs()
@@ -32,7 +61,7 @@ export async function run(): Promise<void> {
       // A line per attempt costs a write even when the runner hides it: only when debugging.
       debug: core.isDebug() ? core.debug : undefined
     })
-    // The targets file and the results file: both readable by their owner only, removed on failure.
+    // The targets file and the results file: both readable by their owner only.
     const tempDir = process.env.RUNNER_TEMP || tmpdir()
     // Every target is checked against the call's placeholders as it passes into the targets file.
     const preflight = inputs.call && new Preflight(inputs.call.spec)
@@ -47,31 +76,43 @@ export async function run(): Promise<void> {
     const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
     if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
     preflight?.verify()
-    const calls = inputs.call
-      ? await callEveryTarget(http, inputs, bearer, targets, tempDir, path => (results = path))
-      : undefined
+    if (inputs.call) {
+      const onRecord = (path: string): void => {
+        results = path
+        phase = 'routine'
+      }
+      calls = await callEveryTarget(http, inputs, bearer, targets, tempDir, cancellation, onRecord)
+      phase = 'publish'
+    }
     // The token in use at the end: a renewal during the work replaced the first one.
     const token = bearer.latest
-    const { sealed } = obtained
     const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
-    const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), calls) : undefined
+    const summary = inputs.summary
+      ? renderSummary(token, from, targets?.listing, Date.now(), calls && { call: inputs.call!.text, calls })
+      : undefined
+    const failure = calls && routineError(inputs.call!.text, calls)
+    // A routine's summary is written whatever follows: it is the record the person on call reads.
+    if (summary && failure) writeSummary(summary)
     publish({
       token,
-      sealed: await sealed,
+      sealed: await obtained.sealed,
       targets,
       calls,
       targetsOutput: inputs.targetsOutput,
       exportVariable: inputs.exportVariable
     })
     // Last, and never failing the step: a failed step leaves no summary claiming success.
-    if (summary) writeSummary(summary)
+    if (summary && !failure) writeSummary(summary)
+    if (failure) core.setFailed(redact(failure.message))
   } catch (err) {
-    file?.discard()
-    if (results) rmSync(results, { force: true })
+    if (phase === 'setup') discard()
     core.setFailed(redact(messageOf(err)))
   } finally {
     http?.dispose()
+    cancellation.dispose()
   }
+  // Calls abandoned by a cancellation may still hold sockets and timers: the step ends now.
+  if (calls?.cancelled) exit(1)
 }
 
 /**

@@ -1,30 +1,65 @@
 import * as core from '@actions/core'
 import { Bearer } from './auth/bearer.js'
 import { formatCount } from './format.js'
-import { Http } from './http/client.js'
+import { Transport } from './http/client.js'
 import { Inputs } from './inputs.js'
-import { RoutineOptions, RoutineResult, runRoutine, routineError } from './service/routine.js'
+import { callFingerprint, runIdentity } from './routine/fingerprint.js'
+import { readEarlierResults } from './routine/resume.js'
+import { RoutineResult, runRoutine } from './routine/routine.js'
 import { Collected } from './targets/collect.js'
 import { readSnapshot } from './targets/snapshot.js'
 
+export interface RoutineSignals {
+  /** The first SIGINT or SIGTERM: drain. */
+  readonly signal: AbortSignal
+  /** The second: flush and stop at once. */
+  readonly hardStop: AbortSignal
+}
+
 /**
- * The call input's stage, once every target has passed the preflight: calls the operation for each
- * (or once, without targets). Throws the step's error when any call failed; `onFile` is told of
- * the results file as soon as it exists, so that a failed step can remove it.
+ * The call input's stage, once every target has passed the preflight: reads what earlier attempts
+ * finished (call-resume-from), then calls the operation for each target left (or once, without
+ * targets). Resolves with the record whatever became of the calls; throws only before the first.
  */
 export async function callEveryTarget(
-  http: Http,
+  http: Transport,
   inputs: Inputs,
   bearer: Bearer,
   targets: Collected | undefined,
   resultsDir: string,
-  onFile: (path: string) => void
+  signals: RoutineSignals,
+  onRecord: (path: string) => void
 ): Promise<RoutineResult> {
   const call = inputs.call!
   const file = targets?.listing.file
-  const options: RoutineOptions = {
+  const fingerprint = callFingerprint({
+    method: call.spec.method,
+    path: call.text.trim().split(/\s+/)[1],
+    body: call.bodyText,
+    baseUrl: inputs.baseUrl
+  })
+  const run = runIdentity(process.env.GITHUB_RUN_ID)
+  if (run.nonce) {
+    core.info(
+      'GITHUB_RUN_ID is not set (not on a runner): the Idempotency-Keys of this run use a random nonce, so no other run repeats them'
+    )
+  }
+  const earlier = call.resumeFrom
+    ? readEarlierResults({
+        from: call.resumeFrom,
+        fingerprint,
+        shard: inputs.shard,
+        info: core.info,
+        warning: core.warning
+      })
+    : undefined
+  const count = targets?.listing.count ?? 1
+  const what = targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call'
+  core.info(`Calling ${call.text} for ${what}, ${call.concurrency} at a time (call ${fingerprint})`)
+  return runRoutine(http, {
     spec: call.spec,
     call: call.text,
+    fingerprint,
     baseUrl: inputs.baseUrl,
     bearer,
     concurrency: call.concurrency,
@@ -32,9 +67,15 @@ export async function callEveryTarget(
     accept: call.accept,
     maxFailures: call.maxFailures,
     idempotent: call.idempotent,
-    runId: process.env.GITHUB_RUN_ID ?? '',
+    runId: run.id,
+    runAttempt: Number(process.env.GITHUB_RUN_ATTEMPT) || 1,
+    shard: inputs.shard ? `${inputs.shard.index}/${inputs.shard.count}` : undefined,
     resultsDir,
-    count: targets ? targets.listing.count : 1,
+    count,
+    earlier,
+    signal: signals.signal,
+    hardStop: signals.hardStop,
+    onRecord,
     info: core.info,
     // The kept targets are read back from their file: memory holds a batch, never the list.
     targets: file
@@ -44,13 +85,5 @@ export async function callEveryTarget(
           })
         }
       : undefined
-  }
-  const count = targets?.listing.count ?? 1
-  const target = targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call'
-  core.info(`Calling ${call.text} for ${target}, ${call.concurrency} at a time`)
-  const result = await runRoutine(http, options)
-  onFile(result.resultsFile)
-  const error = routineError(call.text, result)
-  if (error) throw error
-  return result
+  })
 }

@@ -6,6 +6,10 @@ export interface CallInputs {
   readonly spec: CallSpec
   /** The input as written. */
   readonly text: string
+  /** The call-body input as written, '' for none: part of the call's fingerprint. */
+  readonly bodyText: string
+  /** call-resume-from: earlier attempts' results, whose finished targets are skipped. */
+  readonly resumeFrom?: string
   readonly concurrency: number
   readonly rate?: number
   readonly idempotent: boolean
@@ -16,7 +20,8 @@ export interface CallInputs {
 export function call(listTargetsInput: string): CallInputs | undefined {
   const text = core.getInput('call')
   if (!text) return undefined
-  const spec = parseCall(text, core.getInput('call-body'))
+  const bodyText = core.getInput('call-body')
+  const spec = parseCall(text, bodyText)
   if (!boolean(listTargetsInput) && spec.fields.length > 0) {
     throw new Error(
       `Input call has {${spec.fields[0]}}, but with list-targets: false there is no target to fill it: one call is made, as written`
@@ -38,6 +43,8 @@ export function call(listTargetsInput: string): CallInputs | undefined {
   return {
     spec,
     text,
+    bodyText,
+    resumeFrom: core.getInput('call-resume-from') || undefined,
     concurrency: integer('call-concurrency', 1, 64),
     rate: rate ? number('call-rate', 0.01, 10_000) : undefined,
     idempotent: boolean('call-idempotent'),

@@ -4,7 +4,8 @@ import { appendFileSync, statSync, truncateSync } from 'node:fs'
 import { Token } from '../auth/token.js'
 import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
-import { RoutineResult } from '../service/routine.js'
+import { RoutineResult } from '../routine/routine.js'
+import { Outcome } from '../routine/lines.js'
 import { Collected } from '../targets/collect.js'
 import { MAX_OUTPUT_BYTES } from '../targets/file.js'
 import { shardList } from '../targets/shards.js'
@@ -37,15 +38,25 @@ export function publish({ token, sealed, targets, targetsOutput = true, calls, e
     'sealed-token': sealed ?? ''
   }
   if (targets) Object.assign(outputs, targetOutputs(targets, targetsOutput))
-  if (calls) {
-    outputs['calls-succeeded'] = String(calls.succeeded)
-    outputs['calls-failed'] = String(calls.failed)
-    outputs['results-file'] = calls.resultsFile
-    if (calls.response !== undefined) outputs.response = calls.response
-  }
+  if (calls) Object.assign(outputs, callOutputs(calls))
   const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
   if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
   writeFileCommands(writes)
+}
+
+/** The routine's counts by outcome, and where its record is. */
+export function callOutputs(calls: RoutineResult): Record<string, string> {
+  const n = (outcome: Outcome): string => String(calls.outcomes.get(outcome) ?? 0)
+  const outputs: Record<string, string> = {
+    'calls-succeeded': n('succeeded'),
+    'calls-failed': n('failed'),
+    'calls-unknown': n('unknown'),
+    'calls-skipped': n('skipped'),
+    'calls-not-made': n('not-made'),
+    'results-file': calls.resultsFile
+  }
+  if (calls.response !== undefined) outputs.response = calls.response
+  return outputs
 }
 
 interface FileCommand {

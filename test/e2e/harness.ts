@@ -1,3 +1,4 @@
+import { ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer, IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
@@ -22,6 +23,8 @@ export interface Run {
 export interface RunOptions {
   readonly env?: Record<string, string>
   readonly debug?: boolean
+  /** The action's process, as soon as it starts: a test cancels the step through it. */
+  readonly onChild?: (child: ChildProcess) => void
 }
 
 const runDist = run as (inputs: Record<string, string>, options?: RunOptions) => Promise<Run>
@@ -182,4 +185,32 @@ export function expectFailure(run: Run, message: string | RegExp): void {
   expect(run.outputs).toEqual({})
   expect(run.exported).toEqual({})
   expect(tempFiles(run)).toEqual([])
+}
+
+/**
+ * A routine that failed after its first call: exit 1, one ::error:: line with no stack trace, and
+ * its record kept: every calls-* output, the results file, and a summary that says so.
+ */
+export function expectRoutineFailure(run: Run, message: string | RegExp): void {
+  expect(run.code).toBe(1)
+  const errors = run.stdout.split('\n').filter(l => l.startsWith('::error::'))
+  expect(errors).toHaveLength(1)
+  expect(errors[0]).toMatch(message)
+  expect(`${run.stdout}${run.stderr}`).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m)
+  for (const name of ['calls-succeeded', 'calls-failed', 'calls-unknown', 'calls-skipped', 'calls-not-made']) {
+    expect(run.outputs[name]).toMatch(/^\d+$/)
+  }
+  expect(existsSync(run.outputs['results-file'])).toBe(true)
+  expect(run.summary).not.toBe('')
+}
+
+/** The lines of a results file, parsed. */
+export function resultLines(file: string): Record<string, unknown>[] {
+  const text = readFileSync(file, 'utf8')
+  return text === ''
+    ? []
+    : text
+        .trimEnd()
+        .split('\n')
+        .map(l => JSON.parse(l) as Record<string, unknown>)
 }

@@ -1,6 +1,16 @@
 import { readFileSync, statSync } from 'node:fs'
 import { ServerResponse } from 'node:http'
-import { clientInputs, expectFailure, json, Received, runAction, startServer, TestServer, TOKEN } from './harness.js'
+import {
+  clientInputs,
+  expectFailure,
+  expectRoutineFailure,
+  json,
+  Received,
+  runAction,
+  startServer,
+  TestServer,
+  TOKEN
+} from './harness.js'
 
 // The routine: one operation for every target, run by dist/index.js against a loopback service.
 let idp: TestServer
@@ -83,7 +93,8 @@ describe('call: the routine over every target', () => {
       const lines = results(run.outputs['results-file'])
       expect(lines).toHaveLength(8)
       expect(lines[0]).toMatchObject({ status: 200, attempts: 1, body: { ok: true } })
-      expect(run.summary).toContain('- **Calls**: 8 in')
+      expect(run.summary).toContain('## POST /v1/targets/x{id}/scans: All 8 targets done')
+      expect(run.summary).toContain('**8 succeeded, 0 failed, 0 unknown, 0 not made, 0 skipped**; 8 calls in')
     } finally {
       run.cleanup()
     }
@@ -176,10 +187,11 @@ describe('call: the routine over every target', () => {
       req.url === '/v1/t/a' ? json(res, 500, { error: 'boom' }) : json(res, 404, { error: 'gone' })
     const post = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-accept': '404', 'max-attempts': '3' }))
     try {
-      expectFailure(
+      expectRoutineFailure(
         post,
-        /^::error::Failed to call POST \/v1\/t\/\{id\}: 1 of 2 calls failed \(HTTP 500: 1\); first: target "a" \(HTTP 500\)/
+        /^::error::Failed to call POST \/v1\/t\/\{id\}: 1 of 2 calls failed \(HTTP 500: 1\), 0 never made; first: target "a" \(HTTP 500\)/
       )
+      expect(post.outputs).toMatchObject({ 'calls-succeeded': '1', 'calls-failed': '1' })
       expect(calls().filter(r => r.url === '/v1/t/a')).toHaveLength(1)
     } finally {
       post.cleanup()
@@ -201,11 +213,13 @@ describe('call: the routine over every target', () => {
     answer = (_req, res) => json(res, 401, { error: 'invalid_token' })
     const refused = await runAction(inputs({ call: 'DELETE /v1/t/{id}', 'call-concurrency': '1' }))
     try {
-      expectFailure(
+      expectRoutineFailure(
         refused,
         /the service refused the token \(HTTP 401\) at call #1 \(it expires \d{4}-.*\): no new call was started/
       )
       expect(calls()).toHaveLength(1)
+      expect(refused.outputs).toMatchObject({ 'calls-failed': '1', 'calls-not-made': '49' })
+      expect(readFileSync(refused.outputs['results-file'], 'utf8').trimEnd().split('\n')).toHaveLength(50)
     } finally {
       refused.cleanup()
     }
@@ -215,8 +229,13 @@ describe('call: the routine over every target', () => {
       inputs({ call: 'PATCH /v1/t/{id}', 'call-concurrency': '1', 'call-max-failures': '3' })
     )
     try {
-      expectFailure(capped, /3 of 3 calls failed \(HTTP 400: 3\).*call-max-failures \(3\): no new call was started/)
+      expectRoutineFailure(
+        capped,
+        /3 of 3 calls failed \(HTTP 400: 3\), 47 never made.*call-max-failures \(3\): no new call was started/
+      )
       expect(calls()).toHaveLength(3)
+      expect(capped.outputs).toMatchObject({ 'calls-failed': '3', 'calls-not-made': '47' })
+      expect(capped.summary).toContain('Stopped early: 3 calls failed, call-max-failures \\(3\\)')
     } finally {
       capped.cleanup()
     }

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
-import { cell, chooseColumns, MARKDOWN_SPECIAL, renderSummary } from '../../src/report/summary.js'
+import { cell, MARKDOWN_SPECIAL } from '../../src/report/cells.js'
+import { chooseColumns, renderSummary } from '../../src/report/summary.js'
 import { Listing, PREVIEW_ROWS } from '../../src/targets/file.js'
 import { Token } from '../../src/auth/token.js'
 

@@ -7,7 +7,9 @@ import { Gate, HttpRequest, HttpResponse, Transport } from '../../src/http/clien
 import { RequestError, ServerWaitError } from '../../src/http/errors.js'
 import { parseExact } from '../../src/json.js'
 import { parseCall } from '../../src/service/call.js'
-import { Preflight, RoutineOptions, routineError, runRoutine } from '../../src/service/routine.js'
+import { Preflight } from '../../src/routine/preflight.js'
+import { RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/routine.js'
+import { routineError } from '../../src/routine/verdict.js'
 import { mask } from '../../src/secrets.js'
 
 let dir: string
@@ -43,12 +45,15 @@ const res = (status: number, body = '{}'): HttpResponse => ({
   body: Buffer.from(body),
   attempts: 1
 })
+const outcomes = (result: RoutineResult) => Object.fromEntries(result.outcomes)
 const list = (targets: unknown[]) => async (each: (t: unknown) => Promise<void>) => {
   for (const t of targets) await each(t)
 }
 const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
   spec: parseCall('POST /v1/t/{id}', ''),
   call: 'POST /v1/t/{id}',
+  fingerprint: '0123456789abcdef',
+  runAttempt: 1,
   baseUrl: new URL('https://api.test/base'),
   bearer: fixedBearer('tok-123456'),
   concurrency: 2,
@@ -74,8 +79,9 @@ describe('runRoutine', () => {
     expect(sent[0].idempotent).toBe(false)
     expect(sent[0].headers['Idempotency-Key']).toBe(sent[2].headers['Idempotency-Key'])
     expect(sent[0].headers['Idempotency-Key']).not.toBe(sent[1].headers['Idempotency-Key'])
-    expect(new Set(gates).size).toBe(1)
-    expect(result).toMatchObject({ calls: 3, succeeded: 3, failed: 0 })
+    expect(gates.every(Boolean)).toBe(true)
+    expect(result.calls).toBe(3)
+    expect(outcomes(result)).toEqual({ succeeded: 3 })
     expect(routineError('POST /v1/t/{id}', result)).toBeUndefined()
   })
 
@@ -89,9 +95,13 @@ describe('runRoutine', () => {
       transport,
       options({ targets: list([{ id: 'a' }, { id: 'b' }, { id: 'c' }]), accept: new Set([404]) })
     )
-    expect(result).toMatchObject({ calls: 3, succeeded: 1, failed: 2 })
+    expect(result.calls).toBe(3)
+    // A connection cut after sending may have reached the service: unknown, not failed.
+    expect(outcomes(result)).toEqual({ succeeded: 1, failed: 1, unknown: 1 })
     expect(routineError('POST /v1/t/{id}', result)?.message).toBe(
-      'Failed to call POST /v1/t/{id}: 2 of 3 calls failed (HTTP 500: 1, no response: 1); first: target "a" (HTTP 500), target "b" (no response). The log above lists the failures.'
+      'Failed to call POST /v1/t/{id}: 1 of 3 calls failed (HTTP 500: 1), 1 outcome unknown, 0 never made; ' +
+        'first: target "a" (HTTP 500), target "b" (no response). The job summary and the results-file output list every call; ' +
+        'a re-run with call-resume-from makes only what is left.'
     )
     const lines = readFileSync(result.resultsFile, 'utf8')
       .trim()
@@ -160,7 +170,7 @@ describe('the results file', () => {
   it('keeps a JSON body as the server wrote it, on one line, numbers exactly', async () => {
     const line = await lineFor('{\r\n  "n": 12345678901234567890.50,\n  "s": "a b"\n}\n')
     expect(line).toMatch(
-      /^\{"index":0,"id":"a","status":200,"attempts":1,"ms":\d+,"body":\{ +"n": 12345678901234567890\.50, +"s": "a b" *\}/
+      /^\{"key":"a","call":"0123456789abcdef","outcome":"succeeded","status":200,"runAttempt":1,"shard":null,"index":0,"id":"a","attempts":1,"ms":\d+,"body":\{ +"n": 12345678901234567890\.50, +"s": "a b" *\}/
     )
     expect(JSON.parse(line).body).toEqual({ n: 12345678901234567000, s: 'a b' })
   })
@@ -206,7 +216,8 @@ describe('a long routine', () => {
       options({ bearer, concurrency: 1, targets: list(targets), now: () => clock.now })
     )
     const used = sent.map(r => r.headers.Authorization)
-    expect(result).toMatchObject({ calls: 10, succeeded: 10 })
+    expect(result.calls).toBe(10)
+    expect(outcomes(result)).toEqual({ succeeded: 10 })
     expect(used.slice(0, 5)).toEqual(Array(5).fill('Bearer first-token')) // 65 s left, then 60 s
     expect(used.slice(6)).toEqual(Array(4).fill('Bearer fresh-1'))
     expect(renewed).toBe(1)
@@ -235,7 +246,8 @@ describe('runRoutine, rule by rule', () => {
     }
     const result = await runRoutine(transport, options({ concurrency: 3, targets: list(ids(10)) }))
     expect(most).toBe(3)
-    expect(result).toMatchObject({ calls: 10, succeeded: 10 })
+    expect(result.calls).toBe(10)
+    expect(outcomes(result)).toEqual({ succeeded: 10 })
   })
 
   it('counts by status, keeps the time from its clock, and logs the last progress line', async () => {
@@ -277,7 +289,7 @@ describe('runRoutine, rule by rule', () => {
       for (let i = 0; i < 5; i++) await new Promise(resolve => setImmediate(resolve))
       clock.now = 10_000
       jest.advanceTimersByTime(10_000)
-      expect(info).toEqual(['Calls: 1 of 4 (25 %), 0 failed, 0/s, about 30 s left'])
+      expect(info).toEqual(['Calls: 1 of 4 (25 %), 0 failed, 1 in flight, 0/s, about 30 s left'])
       release()
       await running
     } finally {
@@ -315,7 +327,8 @@ describe('runRoutine, rule by rule', () => {
     const { transport, sent } = fake(r => res(r.headers.Authorization === 'Bearer new' ? 200 : 401))
     const result = await runRoutine(transport, options({ bearer, concurrency: 1, targets: list(ids(1)) }))
     expect(sent.map(r => r.headers.Authorization)).toEqual(['Bearer old', 'Bearer new'])
-    expect(result).toMatchObject({ succeeded: 1, failed: 0, stopped: undefined })
+    expect(outcomes(result)).toEqual({ succeeded: 1 })
+    expect(result).toMatchObject({ stopped: undefined })
   })
 
   it('stops starting calls at call-max-failures', async () => {
@@ -324,8 +337,9 @@ describe('runRoutine, rule by rule', () => {
     expect(sent).toHaveLength(2)
     expect(result.stopped).toBe('2 calls failed, call-max-failures (2): no new call was started')
     expect(routineError('PUT /x', result)?.message).toBe(
-      'Failed to call PUT /x: 2 of 2 calls failed (HTTP 500: 2); first: target "t0" (HTTP 500), target "t1" (HTTP 500); ' +
-        '2 calls failed, call-max-failures (2): no new call was started. The log above lists the failures.'
+      'Failed to call PUT /x: 2 of 2 calls failed (HTTP 500: 2), 3 never made; first: target "t0" (HTTP 500), target "t1" (HTTP 500); ' +
+        '2 calls failed, call-max-failures (2): no new call was started. The job summary and the results-file output ' +
+        'list every call; a re-run with call-resume-from makes only what is left.'
     )
   })
 
@@ -339,10 +353,15 @@ describe('runRoutine, rule by rule', () => {
     expect(single).toHaveLength(20)
     expect(single[0]).toBe('Call #1 for target "t0" failed: HTTP 500 Internal Server Error ({"e":1})')
     expect(info.filter(m => m.startsWith('More calls failed'))).toEqual([
-      'More calls failed: from here on they are counted, not listed (see the results file)'
+      'More calls failed: from here on they are counted, not listed (the results file lists every one)'
     ])
     expect(result.failures).toHaveLength(50)
-    expect(result.failures[49]).toEqual({ target: 'target "t49"', status: 'HTTP 500', said: '{"e":1}' })
+    expect(result.failures[49]).toEqual({
+      target: 'target "t49"',
+      status: 'HTTP 500',
+      outcome: 'failed',
+      said: '{"e":1}'
+    })
   })
 
   it('says what a wait, a transport failure or another error was, in the log and the results file', async () => {
@@ -358,16 +377,16 @@ describe('runRoutine, rule by rule', () => {
       options({ concurrency: 1, targets: list(ids(3)), info: m => info.push(m) })
     )
     expect(result.failures.map(f => f.said)).toEqual([
-      'HTTP 503 Service Unavailable, retry asked for in 120 s',
+      'the service asked to retry in 120 s, later than the step waits (60 s)',
       'the connection closed before the response ended',
       'odd *** failure'
     ])
     expect(info[0]).toBe(
-      'Call #1 for target "t0" failed: no response (HTTP 503 Service Unavailable, retry asked for in 120 s)'
+      'Call #1 for target "t0" failed: HTTP 503 Service Unavailable (the service asked to retry in 120 s, later than the step waits (60 s))'
     )
     expect(lines(result.resultsFile).map(l => [l.status, l.attempts, l.error])).toEqual([
-      [null, null, 'HTTP 503 Service Unavailable, retry asked for in 120 s'],
-      [null, null, 'the connection closed before the response ended'],
+      [503, null, 'the service asked to retry in 120 s, later than the step waits (60 s)'],
+      [null, 2, 'the connection closed before the response ended'],
       [null, null, 'odd *** failure']
     ])
   })
@@ -387,10 +406,12 @@ describe('runRoutine, rule by rule', () => {
       'target #5'
     ])
     const text = readFileSync(result.resultsFile, 'utf8').split('\n')
-    expect(text[0]).toMatch(/^\{"index":0,"id":42,"status":500,"attempts":1,"ms":\d+,"body":\{"e":1\}\}$/)
-    expect(text[1]).toMatch(/^\{"index":1,"id":9007199254740993,"status":500,/)
-    expect(text[2]).toMatch(/^\{"index":2,"status":500,/)
-    expect(text[3]).toMatch(/^\{"index":3,"status":500,/)
+    expect(text[0]).toMatch(
+      /^\{"key":"42","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":1,"shard":null,"index":0,"id":42,"attempts":1,"ms":\d+,"body":\{"e":1\}\}$/
+    )
+    expect(text[1]).toMatch(/^\{"key":"9007199254740993",.*"index":1,"id":9007199254740993,"attempts"/)
+    expect(text[2]).toMatch(/^\{"key":"\{\\"name\\":\\"x\\"\}",.*"index":2,"attempts"/)
+    expect(text[3]).toMatch(/^\{"key":"\{\\"id\\":\{\\"nested\\":1\}\}",.*"index":3,"attempts"/)
   })
 
   it('sends JSON headers, a body only when call-body has one, and a 32-hex Idempotency-Key per run', async () => {
@@ -446,7 +467,7 @@ describe('runRoutine, rule by rule', () => {
     expect(lines(result.resultsFile)).toHaveLength(12)
   })
 
-  it('fails the routine when recording a result fails, and removes the results file', async () => {
+  it('fails the routine when its bookkeeping throws, and keeps the results file', async () => {
     const info = () => {
       throw new Error('log closed')
     }
@@ -454,6 +475,6 @@ describe('runRoutine, rule by rule', () => {
     await expect(runRoutine(transport, options({ concurrency: 1, info, targets: list(ids(3)) }))).rejects.toThrow(
       'log closed'
     )
-    expect(readdirSync(dir)).toEqual([])
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^results-[0-9a-f]{12}\.jsonl$/)])
   })
 })

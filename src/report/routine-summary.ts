@@ -1,0 +1,64 @@
+import { formatCount, formatDuration } from '../format.js'
+import { Outcome } from '../routine/lines.js'
+import { RoutineResult } from '../routine/routine.js'
+import { cell } from './cells.js'
+
+const OUTCOME_WORDS: readonly [Outcome, string][] = [
+  ['succeeded', 'succeeded'],
+  ['failed', 'failed'],
+  ['unknown', 'unknown'],
+  ['not-made', 'not made'],
+  ['skipped', 'skipped']
+]
+
+/**
+ * A routine's part of the summary, first: one line of the outcome, the counts by status, the
+ * failures (50 at most, each cell cut and escaped), and where the whole record is.
+ */
+export function routineLines(call: string, calls: RoutineResult): string[] {
+  const n = (outcome: Outcome): number => calls.outcomes.get(outcome) ?? 0
+  const seconds = calls.durationMs / 1000
+  const rate = seconds > 0 ? (calls.calls / seconds).toFixed(0) : String(calls.calls)
+  const head = calls.cancelled
+    ? `Cancelled after ${formatCount(calls.calls)} of ${formatCount(calls.count)} calls, ${formatCount(n('unknown'))} outcomes unknown`
+    : n('failed') + n('unknown') + n('not-made') > 0
+      ? `${formatCount(n('failed') + n('unknown') + n('not-made'))} of ${formatCount(calls.count)} targets not done`
+      : `All ${formatCount(calls.count)} targets done`
+  const counts = OUTCOME_WORDS.map(([outcome, word]) => `${formatCount(n(outcome))} ${word}`).join(', ')
+  const lines = [
+    `## ${cell(call)}: ${head}`,
+    '',
+    `**${counts}**; ${formatCount(calls.calls)} calls in ${formatDuration(seconds)} (${rate}/s).`
+  ]
+  if (calls.stopped && !calls.cancelled) lines.push('', `Stopped early: ${cell(calls.stopped, 400)}.`)
+  if (calls.recordFailure) {
+    lines.push('', `The results file could not be written on: ${formatCount(calls.unrecorded)} lines went unrecorded.`)
+  }
+  if (calls.byStatus.size > 0) {
+    lines.push('', '| status | calls |', '| --- | ---: |')
+    for (const [status, count] of [...calls.byStatus].sort((a, b) => b[1] - a[1])) {
+      lines.push(`| ${cell(status)} | ${formatCount(count)} |`)
+    }
+  }
+  if (calls.failures.length > 0) {
+    const more = calls.failures.length < n('failed') + n('unknown') ? ` (the first ${calls.failures.length})` : ''
+    lines.push(
+      '',
+      `Failed or unknown${more}:`,
+      '',
+      '| target | status | what the service said |',
+      '| --- | --- | --- |'
+    )
+    for (const f of calls.failures) {
+      lines.push(
+        `| ${cell(f.target)} | ${cell(f.outcome === 'unknown' ? `unknown, ${f.status}` : f.status)} | ${cell(f.said)} |`
+      )
+    }
+  }
+  lines.push(
+    '',
+    'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run.',
+    ''
+  )
+  return lines
+}

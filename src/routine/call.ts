@@ -1,0 +1,135 @@
+import { Bearer } from '../auth/bearer.js'
+import { Gate, HttpResponse, Transport } from '../http/client.js'
+import { describeFailure, RequestError, ServerWaitError, TransportFailure } from '../http/errors.js'
+import { succeeded } from '../http/operation.js'
+import { redact } from '../secrets.js'
+import { CallSpec, renderBody, renderPath } from '../service/call.js'
+import { idempotencyKey } from './fingerprint.js'
+import { Outcome } from './lines.js'
+
+export interface CallContext {
+  readonly http: Transport
+  readonly spec: CallSpec
+  readonly baseUrl: URL
+  /** The Idempotency-Key's run: GITHUB_RUN_ID, or a nonce. */
+  readonly runId: string
+  readonly fingerprint: string
+  /** call-idempotent: a POST or PATCH may be repeated after any transient failure. */
+  readonly idempotent: boolean
+  readonly accept: ReadonlySet<number>
+  readonly bearer: Pick<Bearer, 'current' | 'recover'>
+  /** The routine's shared gate: rate and pauses. */
+  readonly gate: Gate
+  /** Whether the routine was cancelled: no further attempt starts. */
+  readonly cancelled: () => boolean
+  readonly now: () => number
+}
+
+/** How one call ended. */
+export interface CallEnd {
+  readonly outcome: Exclude<Outcome, 'skipped' | 'planned'>
+  readonly status: number | null
+  readonly error?: string
+  readonly attempts: number | null
+  readonly ms: number
+  /** The response body, as text; '' for none. */
+  readonly text: string
+}
+
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+
+/** The attempt a cancellation refused to start. */
+class Cancelled extends Error {}
+
+/** Failures after which the service may have acted: the request was, or may have been, sent. */
+function mayHaveActed(failure: TransportFailure): boolean {
+  if (failure.kind === 'timeout' || failure.kind === 'idle' || failure.kind === 'aborted') return true
+  return failure.kind === 'network' && !/^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/.test(failure.code)
+}
+
+/** A call's fixed parts, worked out once per routine: the URL prefix and whether it is a POST or PATCH. */
+export function callPlan(context: CallContext): { readonly prefix: string; readonly unsafe: boolean } {
+  const { baseUrl, spec } = context
+  return {
+    // Every call's URL is base-url's with the rendered path appended (checked in preflight: no value
+    // makes a dot segment, and each is one encoded segment, so the origin and prefix cannot change).
+    prefix: `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}`,
+    unsafe: spec.method === 'POST' || spec.method === 'PATCH'
+  }
+}
+
+/** Makes the call for one target: its request, a 401 recovered once, and what became of it. */
+export async function makeCall(
+  context: CallContext,
+  plan: ReturnType<typeof callPlan>,
+  target: unknown,
+  key: string,
+  index: number,
+  /** Marked once an attempt may have reached the service. */
+  state: { sent: boolean }
+): Promise<CallEnd> {
+  const { spec, now } = context
+  const url = new URL(`${plan.prefix}${renderPath(spec, target)}`)
+  const body = renderBody(spec, target)
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  if (plan.unsafe) headers['Idempotency-Key'] = idempotencyKey(context.runId, context.fingerprint, key)
+  const gate: Gate = {
+    ready: async () => {
+      if (context.cancelled()) throw new Cancelled()
+      await context.gate.ready()
+      if (context.cancelled()) throw new Cancelled()
+      state.sent = true
+    },
+    pause: ms => context.gate.pause(ms)
+  }
+  const send = (token: string): Promise<HttpResponse> =>
+    context.http.send(
+      {
+        method: spec.method,
+        url,
+        headers: { ...headers, Authorization: `Bearer ${token}` },
+        body,
+        maxBytes: MAX_RESPONSE_BYTES,
+        label: `call #${index + 1}`,
+        idempotent: context.idempotent || !plan.unsafe
+      },
+      gate
+    )
+  const t0 = now()
+  const ended = (outcome: CallEnd['outcome'], rest: Partial<CallEnd>): CallEnd => ({
+    outcome,
+    status: null,
+    attempts: null,
+    ms: now() - t0,
+    text: '',
+    ...rest
+  })
+  try {
+    const token = await context.bearer.current()
+    let res = await send(token)
+    // A 401 on a sealed token: one fresh exchange (shared by every call), and this call once more.
+    if (res.status === 401) {
+      const fresh = await context.bearer.recover(token)
+      if (fresh !== undefined) res = await send(fresh)
+    }
+    const text = res.body.toString('utf8')
+    const outcome = succeeded(res.status, context.accept) ? 'succeeded' : 'failed'
+    return ended(outcome, { status: res.status, attempts: res.attempts, text })
+  } catch (err) {
+    if (err instanceof Cancelled) {
+      return state.sent
+        ? ended('unknown', { error: 'cancelled before its retry; the service may have acted on an earlier attempt' })
+        : ended('not-made', { error: 'cancelled before it was sent' })
+    }
+    if (err instanceof RequestError) {
+      const error = describeFailure(err.failure, url)
+      return ended(mayHaveActed(err.failure) ? 'unknown' : 'failed', { error, attempts: err.attempts })
+    }
+    if (err instanceof ServerWaitError) {
+      const error = `the service asked to retry in ${Math.ceil(err.waitMs / 1000)} s, later than the step waits (${Math.ceil(err.maxWaitMs / 1000)} s)`
+      return ended('failed', { status: err.status, error })
+    }
+    return ended('failed', { error: redact(String((err as Error)?.message ?? err)) })
+  }
+}

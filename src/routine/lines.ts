@@ -1,0 +1,75 @@
+import { parseExact } from '../json.js'
+import { hasId } from '../targets/key.js'
+
+/**
+ * What became of a target in a routine: a call that succeeded or failed; one whose answer is not
+ * known (sent, or maybe sent, and then cancelled, timed out or cut off); one never made (a stop or a
+ * cancellation); one skipped because an earlier attempt did it; one only planned (a dry run).
+ */
+export type Outcome = 'succeeded' | 'failed' | 'unknown' | 'not-made' | 'skipped' | 'planned'
+
+export const OUTCOMES: readonly Outcome[] = ['succeeded', 'failed', 'unknown', 'not-made', 'skipped', 'planned']
+
+/** The fields every line of one routine shares: the operation, the run attempt, the shard. */
+export interface LineContext {
+  readonly fingerprint: string
+  readonly runAttempt: number
+  /** "K/N", or undefined without shards. */
+  readonly shard?: string
+}
+
+export interface LineFields {
+  readonly key: string
+  readonly outcome: Outcome
+  readonly status: number | null
+  readonly index: number
+  readonly target: unknown
+  readonly error?: string
+  readonly attempts?: number | null
+  readonly ms?: number
+  /** The line's last fields, as resultBody() writes them; absent for no body. */
+  readonly body?: string
+}
+
+const RESULT_BODY_CHARS = 64 * 1024
+const LINE_BREAKS = /[\r\n]/g
+
+/**
+ * One result line, written by hand in the order the README gives: JSON.stringify of an object per
+ * call costs more than the rest of a call's bookkeeping. The key, call and outcome come first, so
+ * that a resume or a report reads them without parsing the body.
+ */
+export function resultLine(context: LineContext, fields: LineFields): string {
+  const id = hasId(fields.target) ? `,"id":${JSON.stringify((fields.target as { id: unknown }).id)}` : ''
+  const error = fields.error === undefined ? '' : `,"error":${JSON.stringify(fields.error)}`
+  const attempts = fields.attempts === undefined ? '' : `,"attempts":${fields.attempts}`
+  const ms = fields.ms === undefined ? '' : `,"ms":${fields.ms}`
+  const body = fields.body === undefined ? '' : `,${fields.body}`
+  return (
+    `{"key":${JSON.stringify(fields.key)},"call":"${context.fingerprint}","outcome":"${fields.outcome}",` +
+    `"status":${fields.status},"runAttempt":${context.runAttempt},"shard":${context.shard === undefined ? null : JSON.stringify(context.shard)},` +
+    `"index":${fields.index}${id}${error}${attempts}${ms}${body}}`
+  )
+}
+
+/**
+ * A response body's fields: "body" parsed when JSON, else as text, cut at 64 KiB with a marker.
+ * JSON without a backslash is kept as the server wrote it (numbers exactly, its line breaks made
+ * spaces, which JSON allows between tokens); with escapes it is parsed and written again, so that
+ * redaction sees a secret the server escaped as the secret itself.
+ */
+export function resultBody(text: string, keep = true): string {
+  if (text === '') return '"body":null'
+  if (!keep) return '"body":null,"bodyDropped":true'
+  if (text.length > RESULT_BODY_CHARS)
+    return `"body":${JSON.stringify(text.slice(0, RESULT_BODY_CHARS))},"truncated":true`
+  try {
+    if (!text.includes('\\')) {
+      JSON.parse(text)
+      return `"body":${text.replace(LINE_BREAKS, ' ')}`
+    }
+    return `"body":${JSON.stringify(parseExact(text))}`
+  } catch {
+    return `"body":${JSON.stringify(text)}`
+  }
+}

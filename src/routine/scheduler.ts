@@ -1,0 +1,104 @@
+/**
+ * The routine's slots: at most `concurrency` calls at once, no new call after a stop or a cancel,
+ * and a drain that waits a bounded time for the calls in flight. Knows nothing of HTTP or records:
+ * each call is an entry the caller made, handed back when it is still open at the end of a drain.
+ */
+export class Scheduler<T> {
+  private readonly open = new Set<T>()
+  private waiting: (() => void) | undefined
+  private stopReason: string | undefined
+  private isCancelled = false
+  private broken: { readonly error: unknown } | undefined
+
+  constructor(private readonly concurrency: number) {}
+
+  get inFlight(): number {
+    return this.open.size
+  }
+
+  /** Why no new call starts: a stop's reason; undefined while calls may start. */
+  get stopped(): string | undefined {
+    return this.stopReason
+  }
+
+  get cancelled(): boolean {
+    return this.isCancelled
+  }
+
+  /** Whether a new call may start now (not stopped, not cancelled). */
+  get accepting(): boolean {
+    return this.stopReason === undefined && !this.isCancelled
+  }
+
+  /** Stops new calls for good; the first reason is kept. */
+  stop(reason: string): void {
+    this.stopReason ??= reason
+    this.wake()
+  }
+
+  /** A cancellation: no new call starts; a drain ends the calls in flight. */
+  cancel(): void {
+    this.isCancelled = true
+    this.wake()
+  }
+
+  /**
+   * Waits for a free slot, then starts `task` for `entry`: true when it started, false when no call
+   * may start any more. A task that throws (a bug, or a write that failed) is rethrown here.
+   */
+  async start(entry: T, task: () => Promise<void>): Promise<boolean> {
+    while (this.open.size >= this.concurrency && this.accepting && !this.broken) await this.slotFreed()
+    if (this.broken) throw this.broken.error
+    if (!this.accepting) return false
+    this.open.add(entry)
+    task().then(
+      () => this.release(entry),
+      (error: unknown) => {
+        this.broken ??= { error }
+        this.release(entry)
+      }
+    )
+    return true
+  }
+
+  /**
+   * Waits until no call is in flight, or `ms` have passed (a cancellation's grace): the entries still
+   * open then, which are no longer waited for.
+   */
+  async drain(ms = Infinity, setTimer = setTimeout): Promise<T[]> {
+    let late = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    if (ms !== Infinity && this.open.size > 0) {
+      timer = setTimer(() => {
+        late = true
+        this.wake()
+      }, ms)
+    }
+    while (this.open.size > 0 && !late) await this.slotFreed()
+    if (timer !== undefined) clearTimeout(timer)
+    if (this.broken) throw this.broken.error
+    const left = [...this.open]
+    this.open.clear()
+    return left
+  }
+
+  private release(entry: T): void {
+    if (this.open.delete(entry)) this.wake()
+  }
+
+  private wake(): void {
+    const wake = this.waiting
+    this.waiting = undefined
+    wake?.()
+  }
+
+  private slotFreed(): Promise<void> {
+    return new Promise<void>(resolve => {
+      const previous = this.waiting
+      this.waiting = () => {
+        previous?.()
+        resolve()
+      }
+    })
+  }
+}
