@@ -23,7 +23,9 @@ export interface EarlierResults {
 }
 
 const DONE: ReadonlySet<Outcome> = new Set(['succeeded', 'skipped'])
-const NO_STATUS = 0xffff
+/** Ten bits of status (HTTP's are 100-599), 1023 for none; the run attempt above the done bit. */
+const NO_STATUS = 0x3ff
+const MAX_ATTEMPT = 0x1fffff
 
 /**
  * Reads the earlier attempts' results files: for each target the latest line of this call wins (a
@@ -37,8 +39,8 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
     options.info(`No earlier results in ${options.from} (call-resume-from): a first attempt, so every target is called`)
     return { finished: () => undefined, size: 0 }
   }
-  // Two words a key: the run attempt of its latest line, and (done flag << 16 | status).
-  const table = new KeyTable(2)
+  // One word a key: the run attempt of its latest line, whether it finished, and its status.
+  const table = new KeyTable(1)
   let lines = 0
   let other = 0
   const torn: string[] = []
@@ -57,9 +59,9 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
           const hash = keyHash(facts.key)
           if (shard && (fmix32(hash.first) % shard.count) + 1 !== shard.index) return
           const { words, fresh } = table.slot(facts.key, hash)
-          if (!fresh && facts.runAttempt < words[0]) return
-          words[0] = facts.runAttempt
-          words[1] = ((DONE.has(facts.outcome) ? 1 : 0) << 16) | (facts.status ?? NO_STATUS)
+          const attempt = Math.min(facts.runAttempt, MAX_ATTEMPT)
+          if (!fresh && attempt < words[0] >>> 11) return
+          words[0] = ((attempt << 11) | ((DONE.has(facts.outcome) ? 1 : 0) << 10) | (facts.status ?? NO_STATUS)) >>> 0
         },
         { torn: path => torn.push(path) }
       )
@@ -78,8 +80,8 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
   }
   const finished = (key: string): number | null | undefined => {
     const words = table.get(key)
-    if (!words || words[1] >>> 16 !== 1) return undefined
-    const status = words[1] & 0xffff
+    if (!words || ((words[0] >>> 10) & 1) !== 1) return undefined
+    const status = words[0] & NO_STATUS
     return status === NO_STATUS ? null : status
   }
   options.info(
