@@ -20,7 +20,7 @@ export function routineLines(call: string, calls: RoutineResult): string[] {
   const seconds = calls.durationMs / 1000
   const rate = seconds > 0 ? (calls.calls / seconds).toFixed(0) : String(calls.calls)
   const head = calls.cancelled
-    ? `Cancelled after ${formatCount(calls.calls)} of ${formatCount(calls.count)} calls, ${formatCount(n('unknown'))} outcomes unknown`
+    ? `Cancelled after ${formatCount(calls.calls)} of ${formatCount(calls.count)} calls, ${formatCount(n('unknown'))} outcome${n('unknown') === 1 ? '' : 's'} unknown`
     : n('failed') + n('unknown') + n('not-made') > 0
       ? `${formatCount(n('failed') + n('unknown') + n('not-made'))} of ${formatCount(calls.count)} targets not done`
       : `All ${formatCount(calls.count)} targets done`
@@ -32,7 +32,7 @@ export function routineLines(call: string, calls: RoutineResult): string[] {
   ]
   if (calls.stopped && !calls.cancelled) lines.push('', `Stopped early: ${cell(calls.stopped, 400)}.`)
   if (calls.recordFailure) {
-    lines.push('', `The results file could not be written on: ${formatCount(calls.unrecorded)} lines went unrecorded.`)
+    lines.push('', `Writing the results file failed part way: ${formatCount(calls.unrecorded)} lines went unrecorded.`)
   }
   if (calls.byStatus.size > 0) {
     lines.push('', '| status | calls |', '| --- | ---: |')

@@ -45,7 +45,7 @@ export function resultFiles(from: string, input: string): string[] | undefined {
 
 // The line as the action writes it: key, call, outcome, status, run attempt and shard first.
 const LINE_START =
-  /^\{"key":("(?:[^"\\]|\\.)*"),"call":"([^"\\]*)","outcome":"([a-z-]+)","status":(\d{1,3}|null),"runAttempt":(\d{1,9}),"shard":(null|"[^"\\]*"),/
+  /^\{"key":("(?:[^"\\]|\\.)*"),"call":"([^"\\]*)","outcome":"([a-z-]+)","status":([1-9]\d\d|null),"runAttempt":(\d{1,9}),"shard":(null|"[^"\\]*"),/
 
 /** One line's facts, or undefined when it is not a result line. */
 export function parseResultLine(line: string): ResultFacts | undefined {
@@ -73,8 +73,13 @@ export function parseResultLine(line: string): ResultFacts | undefined {
   if (!value || typeof value !== 'object') return undefined
   const { key, call, outcome, status, runAttempt = 0, shard = null } = value
   if (typeof key !== 'string' || typeof call !== 'string' || !OUTCOMES.includes(outcome as Outcome)) return undefined
-  if (status !== null && typeof status !== 'number') return undefined
-  if (typeof runAttempt !== 'number' || (shard !== null && typeof shard !== 'string')) return undefined
+  if (status !== null && !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 999)) {
+    return undefined
+  }
+  if (typeof runAttempt !== 'number' || !Number.isInteger(runAttempt) || runAttempt < 0) return undefined
+  if (shard !== null && typeof shard !== 'string') {
+    return undefined
+  }
   return { key, call, outcome: outcome as Outcome, status, runAttempt, shard }
 }
 

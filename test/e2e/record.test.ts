@@ -119,15 +119,13 @@ describe('cancellation drains', () => {
     // The first 20 calls are answered; from then on the service holds every call open.
     answer = (_req, res, n) => (n <= 20 ? json(res, 200, { ok: n }) : hang(res))
     let child: ChildProcess | undefined
-    let signalledAt = 0
-    let seenAtSignal = 0
     const running = runAction(inputs({ call: 'POST /v1/t/{id}/scan', 'call-concurrency': '8' }), {
       env: RUN,
       onChild: c => (child = c)
     })
     await untilCalls(28)
-    seenAtSignal = calls().length
-    signalledAt = Date.now()
+    const seenAtSignal = calls().length
+    const signalledAt = Date.now()
     child!.kill(signal)
     const run = await running
     const tookMs = Date.now() - signalledAt
@@ -259,7 +257,6 @@ describe('a re-run does only what is left', () => {
       { env: RUN }
     )
     const firstKeys = new Map(calls().map(r => [idOf(r), r.headers['idempotency-key']]))
-    let second
     try {
       expectRoutineFailure(first, /3 never made|21 never made/)
       expect(first.outputs).toMatchObject({ 'calls-failed': '2', 'calls-unknown': '1', 'calls-not-made': '21' })
@@ -276,9 +273,12 @@ describe('a re-run does only what is left', () => {
     appendFileSync(join(folder, 'results-1-1', 'results.jsonl'), '{"key":"t29","call":"')
     api.requests.length = 0
     answer = (req, res) => json(res, 201, { ok: idOf(req) })
-    second = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-concurrency': '4', 'call-resume-from': folder }), {
-      env: { ...RUN, GITHUB_RUN_ATTEMPT: '2' }
-    })
+    const second = await runAction(
+      inputs({ call: 'POST /v1/t/{id}', 'call-concurrency': '4', 'call-resume-from': folder }),
+      {
+        env: { ...RUN, GITHUB_RUN_ATTEMPT: '2' }
+      }
+    )
     try {
       expect(second.code).toBe(0)
       const again = calls().map(idOf).sort()
