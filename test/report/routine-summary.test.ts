@@ -1,0 +1,185 @@
+import { routineLines } from '../../src/report/routine-summary.js'
+import { Outcome } from '../../src/routine/lines.js'
+import { RoutineResult } from '../../src/routine/routine.js'
+import { Failure } from '../../src/routine/tally.js'
+
+const WHERE =
+  'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run.'
+
+const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<RoutineResult> = {}): RoutineResult => ({
+  count: 4,
+  calls: 4,
+  outcomes: new Map(Object.entries(outcomes) as [Outcome, number][]),
+  byStatus: new Map(),
+  failedByStatus: new Map(),
+  failures: [],
+  durationMs: 2000,
+  resultsFile: '/tmp/r.jsonl',
+  unrecorded: 0,
+  cancelled: false,
+  ...overrides
+})
+
+const failure = (target: string, status: string, outcome: Failure['outcome'], said: string): Failure => ({
+  target,
+  status,
+  outcome,
+  said
+})
+
+describe('routineLines', () => {
+  it('leads with all done, the counts, and where the record is', () => {
+    expect(
+      routineLines(
+        'POST /v1/t/{id}',
+        result({ succeeded: 3, skipped: 1 }, { calls: 3, byStatus: new Map([['HTTP 200', 3]]) })
+      )
+    ).toEqual([
+      '## POST /v1/t/{id}: All 4 targets done',
+      '',
+      '**3 succeeded, 0 failed, 0 unknown, 0 not made, 1 skipped**; 3 calls in 2 s (2/s).',
+      '',
+      '| status | calls |',
+      '| --- | ---: |',
+      '| HTTP 200 | 3 |',
+      '',
+      WHERE,
+      ''
+    ])
+  })
+
+  it('counts the targets not done, sorts statuses by count, and lists the failures, unknown marked', () => {
+    const lines = routineLines(
+      'POST /x',
+      result(
+        { succeeded: 1200, failed: 2, unknown: 1, 'not-made': 3 },
+        {
+          count: 1206,
+          calls: 1203,
+          durationMs: 60_000,
+          byStatus: new Map([
+            ['no response', 1],
+            ['HTTP 500', 2],
+            ['HTTP 200', 1200]
+          ]),
+          failures: [
+            failure('target "a"', 'HTTP 500', 'failed', '{"e":1}'),
+            failure('target "b"', 'no response', 'unknown', 'the connection closed'),
+            failure('target "c"', 'HTTP 500', 'failed', '')
+          ]
+        }
+      )
+    )
+    expect(lines).toEqual([
+      '## POST /x: 6 of 1,206 targets not done',
+      '',
+      '**1,200 succeeded, 2 failed, 1 unknown, 3 not made, 0 skipped**; 1,203 calls in 1 min (20/s).',
+      '',
+      '| status | calls |',
+      '| --- | ---: |',
+      '| HTTP 200 | 1,200 |',
+      '| HTTP 500 | 2 |',
+      '| no response | 1 |',
+      '',
+      'Failed or unknown:',
+      '',
+      '| target | status | what the service said |',
+      '| --- | --- | --- |',
+      '| target "a" | HTTP 500 | {"e"\\:1} |',
+      '| target "b" | unknown, no response | the connection closed |',
+      '| target "c" | HTTP 500 |  |',
+      '',
+      WHERE,
+      ''
+    ])
+  })
+
+  it.each<[Partial<Record<Outcome, number>>, string]>([
+    [{ failed: 1 }, '1 of 4 targets not done'],
+    [{ unknown: 1 }, '1 of 4 targets not done'],
+    [{ 'not-made': 1 }, '1 of 4 targets not done'],
+    [{ succeeded: 4 }, 'All 4 targets done']
+  ])('gives the outcome of %j', (outcomes, head) => {
+    expect(routineLines('PUT /x', result(outcomes))[0]).toBe(`## PUT /x: ${head}`)
+  })
+
+  it('says when the failures listed are only the first of them', () => {
+    const failures = Array.from({ length: 50 }, (_, i) => failure(`t${i}`, 'HTTP 500', 'failed', ''))
+    const more = routineLines('PUT /x', result({ failed: 40, unknown: 11 }, { failures }))
+    expect(more).toContain('Failed or unknown (the first 50):')
+    expect(more.filter(l => /^\| t\d+ \|/.test(l))).toHaveLength(50)
+    const all = routineLines('PUT /x', result({ failed: 40, unknown: 10 }, { failures }))
+    expect(all).toContain('Failed or unknown:')
+  })
+
+  it('says the routine was cancelled, with how many outcomes are unknown, and no stop line', () => {
+    const lines = routineLines(
+      'POST /x',
+      result(
+        { succeeded: 396, unknown: 16, 'not-made': 588 },
+        { count: 1000, calls: 412, cancelled: true, stopped: 'the step was cancelled', durationMs: 0 }
+      )
+    )
+    expect(lines.slice(0, 3)).toEqual([
+      '## POST /x: Cancelled after 412 of 1,000 calls, 16 outcomes unknown',
+      '',
+      '**396 succeeded, 0 failed, 16 unknown, 588 not made, 0 skipped**; 412 calls in 0 s (412/s).'
+    ])
+    expect(lines.join('\n')).not.toContain('Stopped early')
+  })
+
+  it('says why a routine stopped early, and that the record is incomplete', () => {
+    const lines = routineLines(
+      'POST /x',
+      result(
+        { succeeded: 1, 'not-made': 3 },
+        {
+          calls: 1,
+          stopped: 'the service refused the token (HTTP 401) at call #1: no new call was started',
+          recordFailure: new Error('disk full'),
+          unrecorded: 1500
+        }
+      )
+    )
+    expect(lines.slice(3, 7)).toEqual([
+      '',
+      'Stopped early: the service refused the token \\(HTTP 401\\) at call \\#1\\: no new call was started.',
+      '',
+      'Writing the results file failed part way: 1,500 lines went unrecorded.'
+    ])
+    expect(lines.slice(7)).toEqual(['', WHERE, ''])
+  })
+
+  it('keeps a long stop reason up to 400 characters', () => {
+    const stopped = 'x'.repeat(500)
+    const lines = routineLines('POST /x', result({ 'not-made': 4 }, { stopped }))
+    expect(lines).toContain(`Stopped early: ${'x'.repeat(399)}….`)
+  })
+
+  it('escapes hostile text in the call, statuses and failures', () => {
+    const lines = routineLines(
+      'POST /x/<img src=x>|[a](b)',
+      result(
+        { failed: 1 },
+        {
+          byStatus: new Map([['HTTP 500 <b>', 1]]),
+          failures: [failure('target "*x*|y"', 'HTTP 500', 'failed', '<script>alert(1)</script>\n| z |')]
+        }
+      )
+    )
+    expect(lines[0]).toBe('## POST /x/\\<img src=x\\>\\|\\[a\\]\\(b\\): 1 of 4 targets not done')
+    expect(lines).toContain('| HTTP 500 \\<b\\> | 1 |')
+    expect(lines).toContain('| target "\\*x\\*\\|y" | HTTP 500 | \\<script\\>alert\\(1\\)\\</script\\> \\| z \\| |')
+  })
+
+  it('gives no table without calls', () => {
+    expect(routineLines('POST /x', result({ 'not-made': 4 }, { calls: 0 }))).toEqual([
+      '## POST /x: 4 of 4 targets not done',
+      '',
+      '**0 succeeded, 0 failed, 0 unknown, 4 not made, 0 skipped**; 0 calls in 2 s (0/s).',
+      '',
+      WHERE,
+      ''
+    ])
+  })
+})

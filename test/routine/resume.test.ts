@@ -1,0 +1,202 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { LineFields, resultLine } from '../../src/routine/lines.js'
+import { ResultFileError } from '../../src/routine/result-files.js'
+import { readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
+import { Shard, shardOf } from '../../src/targets/shards.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-resume-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const FP = '0123456789abcdef'
+
+/** One result line of attempt `runAttempt`: [key, outcome, status]. */
+const line = (runAttempt: number, key: string, outcome: LineFields['outcome'], status: number | null, call = FP) =>
+  resultLine({ fingerprint: call, runAttempt }, { key, outcome, status, index: 0, target: { id: key } })
+
+const file = (name: string, lines: string[]) => {
+  const path = join(dir, name)
+  mkdirSync(join(path, '..'), { recursive: true })
+  writeFileSync(path, lines.map(l => `${l}\n`).join(''))
+  return path
+}
+
+function read(overrides: Partial<ResumeOptions> = {}) {
+  const infos: string[] = []
+  const warnings: string[] = []
+  const earlier = readEarlierResults({
+    from: dir,
+    fingerprint: FP,
+    info: m => infos.push(m),
+    warning: m => warnings.push(m),
+    ...overrides
+  })
+  return { earlier, infos, warnings }
+}
+
+describe('readEarlierResults', () => {
+  it.each([
+    ['a missing path', () => join(dir, 'missing')],
+    ['an empty folder', () => dir],
+    ['a folder without results files', () => (file('notes.txt', ['x']), dir)]
+  ])('takes %s for a first attempt, with a notice', (_, from) => {
+    const path = from()
+    const { earlier, infos, warnings } = read({ from: path })
+    expect(infos).toEqual([
+      `No earlier results in ${path} (call-resume-from): a first attempt, so every target is called`
+    ])
+    expect(warnings).toEqual([])
+    expect(earlier.size).toBe(0)
+    expect(earlier.finished('a')).toBeUndefined()
+  })
+
+  it('finishes the targets whose latest line succeeded or was skipped, with their status', () => {
+    const path = file('r.jsonl', [
+      line(1, 'ok', 'succeeded', 200),
+      line(1, 'accepted', 'succeeded', 404),
+      line(1, 'skip', 'skipped', 204),
+      line(1, 'none', 'skipped', null),
+      line(1, 'bad', 'failed', 500),
+      line(1, 'lost', 'unknown', null),
+      line(1, 'never', 'not-made', null)
+    ])
+    const { earlier, infos, warnings } = read({ from: path })
+    expect(['ok', 'accepted', 'skip', 'none', 'bad', 'lost', 'never', 'other'].map(earlier.finished)).toEqual([
+      200,
+      404,
+      204,
+      null,
+      undefined,
+      undefined,
+      undefined,
+      undefined
+    ])
+    expect(earlier.size).toBe(7)
+    expect(infos).toEqual(['Read 7 earlier result lines from 1 file (call-resume-from)'])
+    expect(warnings).toEqual([])
+  })
+
+  it.each([100, 599, 999])('keeps a status of %i', status => {
+    const { earlier } = read({ from: file('r.jsonl', [line(1, 'a', 'succeeded', status)]) })
+    expect(earlier.finished('a')).toBe(status)
+  })
+
+  it.each<[string, string[][], number | null | undefined]>([
+    ['attempt 2 failed after attempt 1 succeeded', [['1 a succeeded 200', '2 a failed 500']], undefined],
+    ['attempt 1 failed, then attempt 2 skipped', [['1 a failed 500', '2 a skipped 201']], 201],
+    ['attempt 2 read before attempt 1', [['2 a failed 500'], ['1 a succeeded 200']], undefined],
+    ['attempt 2 succeeded, read before attempt 1 failed', [['2 a succeeded 200'], ['1 a failed 500']], 200],
+    ['a later line of the same attempt', [['1 a failed 500', '1 a succeeded 202']], 202],
+    ['a later line of the same attempt, in another file', [['1 a succeeded 200'], ['1 a unknown null']], undefined],
+    ['attempt 12 after attempt 3', [['12 a succeeded 200', '3 a failed 500']], 200],
+    ['attempt 2,000,000 after attempt 3', [['2000000 a succeeded 200', '3 a failed 500']], 200],
+    ['a skipped line carrying no status', [['1 a failed 500', '2 a skipped null']], null]
+  ])('lets the latest line win: %s', (_, files, expected) => {
+    files.forEach((lines, i) =>
+      file(`${i}.jsonl`, [
+        ...lines.map(text => {
+          const [attempt, key, outcome, status] = text.split(' ')
+          return line(Number(attempt), key, outcome as LineFields['outcome'], status === 'null' ? null : Number(status))
+        })
+      ])
+    )
+    const { earlier, infos } = read()
+    expect(earlier.finished('a')).toBe(expected)
+    expect(earlier.size).toBe(1)
+    expect(infos).toEqual([
+      `Read ${files.flat().length} earlier result lines from ${files.length} file${files.length === 1 ? '' : 's'} (call-resume-from)`
+    ])
+  })
+
+  it('keeps each target apart', () => {
+    file('r.jsonl', [line(1, 'a', 'succeeded', 200), line(2, 'b', 'failed', 500), line(1, 'c', 'succeeded', 201)])
+    const { earlier } = read()
+    expect(['a', 'b', 'c'].map(earlier.finished)).toEqual([200, undefined, 201])
+    expect(earlier.size).toBe(3)
+  })
+
+  it('ignores planned lines: a dry run finishes nothing and changes nothing', () => {
+    file('r.jsonl', [line(1, 'a', 'succeeded', 200), line(2, 'a', 'planned', null), line(3, 'p', 'planned', null)])
+    const { earlier, warnings } = read()
+    expect(earlier.finished('a')).toBe(200)
+    expect(earlier.finished('p')).toBeUndefined()
+    expect(earlier.size).toBe(1)
+    expect(warnings).toEqual([])
+  })
+
+  it("counts another call's lines in one warning, and finishes none of them", () => {
+    file('a.jsonl', [line(1, 'a', 'succeeded', 200, 'ffffffffffffffff'), line(1, 'b', 'succeeded', 200)])
+    file('b.jsonl', [
+      line(2, 'a', 'succeeded', 200, 'eeeeeeeeeeeeeeee'),
+      line(2, 'c', 'failed', 500, 'eeeeeeeeeeeeeeee')
+    ])
+    const { earlier, warnings, infos } = read()
+    expect(earlier.finished('a')).toBeUndefined()
+    expect(earlier.finished('b')).toBe(200)
+    expect(earlier.size).toBe(1)
+    expect(warnings).toEqual([
+      '3 of 4 earlier result lines are of another call (another method, path, body or base-url) and were ignored'
+    ])
+    expect(infos).toEqual(['Read 4 earlier result lines from 2 files (call-resume-from)'])
+  })
+
+  it('writes large counts with separators', () => {
+    const lines = Array.from({ length: 1500 }, (_, i) => line(1, `k${i}`, 'succeeded', 200, i < 1200 ? 'ff' : FP))
+    file('r.jsonl', lines)
+    const { earlier, warnings, infos } = read()
+    expect(earlier.size).toBe(300)
+    expect(earlier.finished('k1499')).toBe(200)
+    expect(warnings[0]).toMatch(/^1,200 of 1,500 earlier result lines/)
+    expect(infos).toEqual(['Read 1,500 earlier result lines from 1 file (call-resume-from)'])
+  })
+
+  it.each<[Shard]>([[{ index: 1, count: 3 }], [{ index: 2, count: 3 }], [{ index: 3, count: 3 }]])(
+    "keeps only shard %j's targets",
+    shard => {
+      const keys = Array.from({ length: 60 }, (_, i) => `target-${i}`)
+      file('r.jsonl', [...keys.map(k => line(1, k, 'succeeded', 200)), line(2, 'target-0', 'failed', 500)])
+      const { earlier } = read({ shard })
+      const mine = keys.filter(k => shardOf({ id: k }, shard.count) === shard.index)
+      expect(mine.length).toBeGreaterThan(5)
+      expect(mine.length).toBeLessThan(55)
+      expect(earlier.size).toBe(mine.length)
+      for (const k of keys.slice(1)) expect(earlier.finished(k)).toBe(mine.includes(k) ? 200 : undefined)
+    }
+  )
+
+  it('warns of a torn last line, once a file, and reads the rest', () => {
+    const a = file('a.jsonl', [line(1, 'a', 'succeeded', 200)])
+    writeFileSync(a, `${line(1, 'a', 'succeeded', 200)}\n${line(1, 'b', 'succeeded', 200).slice(0, 40)}`)
+    const b = file('sub/b.jsonl', [line(1, 'c', 'succeeded', 200)])
+    writeFileSync(b, `${line(1, 'c', 'succeeded', 200)}\n{"key":"d","call`)
+    const { earlier, warnings } = read()
+    expect(['a', 'b', 'c', 'd'].map(earlier.finished)).toEqual([200, undefined, 200, undefined])
+    expect(warnings).toEqual([
+      `${a} ends in a torn line (its writer was stopped mid-line): that line is ignored`,
+      `${b} ends in a torn line (its writer was stopped mid-line): that line is ignored`
+    ])
+  })
+
+  it('refuses an unreadable line before any call, naming the file and line', () => {
+    const bad = file('b.jsonl', [line(1, 'a', 'succeeded', 200), 'garbage', line(1, 'b', 'succeeded', 200)])
+    file('a.jsonl', [line(1, 'c', 'succeeded', 200)])
+    const infos: string[] = []
+    expect(() => read({ info: m => infos.push(m) })).toThrow(
+      new ResultFileError(
+        `Input call-resume-from: ${bad} line 2 is not a result line of this action (it should be one JSON object with key, call and outcome); no call was made`
+      )
+    )
+    expect(() => read()).toThrow(ResultFileError)
+    expect(infos).toEqual([])
+  })
+
+  it('refuses a path that is neither a file nor a folder', () => {
+    expect(() => read({ from: '/dev/null' })).toThrow(
+      new ResultFileError('Input call-resume-from: /dev/null is neither a file nor a folder')
+    )
+  })
+})

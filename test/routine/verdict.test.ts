@@ -1,0 +1,142 @@
+import { Outcome } from '../../src/routine/lines.js'
+import { RoutineResult } from '../../src/routine/routine.js'
+import { Failure } from '../../src/routine/tally.js'
+import { routineError } from '../../src/routine/verdict.js'
+
+const TAIL =
+  ' The job summary and the results-file output list every call; a re-run with call-resume-from makes only what is left.'
+
+const failure = (target: string, status = 'HTTP 500', outcome: Failure['outcome'] = 'failed'): Failure => ({
+  target,
+  status,
+  outcome,
+  said: 'x'
+})
+
+const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<RoutineResult> = {}): RoutineResult => ({
+  count: 10,
+  calls: 10,
+  outcomes: new Map(Object.entries(outcomes) as [Outcome, number][]),
+  byStatus: new Map(),
+  failedByStatus: new Map(),
+  failures: [],
+  durationMs: 1000,
+  resultsFile: '/tmp/r.jsonl',
+  unrecorded: 0,
+  cancelled: false,
+  ...overrides
+})
+
+describe('routineError', () => {
+  it.each<[string, Partial<Record<Outcome, number>>]>([
+    ['every call succeeded', { succeeded: 10 }],
+    ['some were skipped', { succeeded: 4, skipped: 6 }],
+    ['there were no targets', {}]
+  ])('is undefined when %s', (_, outcomes) => {
+    expect(routineError('POST /x', result(outcomes))).toBeUndefined()
+  })
+
+  it('counts failures by status and names the first three', () => {
+    const error = routineError(
+      'POST /v1/t/{id}',
+      result(
+        { succeeded: 6, failed: 4 },
+        {
+          failedByStatus: new Map([
+            ['HTTP 500', 3],
+            ['HTTP 503', 1]
+          ]),
+          failures: [
+            failure('target "a"'),
+            failure('target "b"', 'HTTP 503'),
+            failure('target "c"'),
+            failure('target "d"')
+          ]
+        }
+      )
+    )
+    expect(error?.message).toBe(
+      'Failed to call POST /v1/t/{id}: 4 of 10 calls failed (HTTP 500: 3, HTTP 503: 1), 0 never made; ' +
+        'first: target "a" (HTTP 500), target "b" (HTTP 503), target "c" (HTTP 500).' +
+        TAIL
+    )
+  })
+
+  it.each([
+    [1, '1 outcome unknown'],
+    [2, '2 outcomes unknown'],
+    [1500, '1,500 outcomes unknown']
+  ])('says how many outcomes are unknown: %i', (unknown, words) => {
+    const error = routineError(
+      'POST /x',
+      result({ unknown }, { calls: 2000, failures: [failure('target "a"', 'no response', 'unknown')] })
+    )
+    expect(error?.message).toBe(
+      `Failed to call POST /x: 0 of 2,000 calls failed, ${words}, 0 never made; first: target "a" (no response).${TAIL}`
+    )
+  })
+
+  it('counts the calls never made, and says why the routine stopped', () => {
+    const error = routineError(
+      'PUT /x',
+      result(
+        { succeeded: 1, failed: 2, 'not-made': 7 },
+        {
+          calls: 3,
+          failedByStatus: new Map([['HTTP 500', 2]]),
+          failures: [failure('target "a"'), failure('target "b"')],
+          stopped: '2 calls failed, call-max-failures (2): no new call was started'
+        }
+      )
+    )
+    expect(error?.message).toBe(
+      'Failed to call PUT /x: 2 of 3 calls failed (HTTP 500: 2), 7 never made; first: target "a" (HTTP 500), target "b" (HTTP 500); ' +
+        '2 calls failed, call-max-failures (2): no new call was started.' +
+        TAIL
+    )
+  })
+
+  it('fails a stopped routine even when nothing failed', () => {
+    expect(routineError('PUT /x', result({ succeeded: 1 }, { calls: 1, stopped: 'why' }))?.message).toBe(
+      `Failed to call PUT /x: 0 of 1 calls failed, 0 never made; why.${TAIL}`
+    )
+  })
+
+  it('says the step was cancelled, with what was made, and no stop reason', () => {
+    const error = routineError(
+      'POST /x',
+      result(
+        { succeeded: 400, unknown: 12, 'not-made': 588 },
+        { count: 1000, calls: 412, cancelled: true, stopped: 'the step was cancelled' }
+      )
+    )
+    expect(error?.message).toBe(
+      'The step was cancelled after 412 of 1,000 calls to POST /x: 0 of 412 calls failed, 12 outcomes unknown, 588 never made.' +
+        TAIL
+    )
+  })
+
+  it('fails a cancelled routine even when every call it made succeeded', () => {
+    expect(routineError('POST /x', result({ succeeded: 10 }, { cancelled: true }))?.message).toBe(
+      `The step was cancelled after 10 of 10 calls to POST /x: 0 of 10 calls failed, 0 never made.${TAIL}`
+    )
+  })
+
+  it.each([
+    [1, '1 line went unrecorded.'],
+    [2, '2 lines went unrecorded.'],
+    [0, '0 lines went unrecorded.']
+  ])('says the results file could not be written, and how many lines went unrecorded: %i', (unrecorded, words) => {
+    const recordFailure = new Error('Failed to write the results file in /tmp (RUNNER_TEMP): ENOSPC. Free disk space.')
+    expect(routineError('POST /x', result({ succeeded: 10 }, { recordFailure, unrecorded }))?.message).toBe(
+      `Failed to call POST /x: 0 of 10 calls failed, 0 never made. ${recordFailure.message} ${words}${TAIL}`
+    )
+  })
+
+  it('cuts a long call input to 100 characters', () => {
+    const call = `POST /${'x'.repeat(200)}`
+    expect(routineError(call, result({ 'not-made': 1 }))?.message).toMatch(
+      new RegExp(`^Failed to call POST /${'x'.repeat(94)}…: 0 of 10 calls failed`)
+    )
+  })
+})
