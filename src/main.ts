@@ -13,7 +13,7 @@ import { renderSummary } from './report/summary.js'
 import { Preflight } from './routine/preflight.js'
 import { RoutineResult } from './routine/routine.js'
 import { routineError } from './routine/verdict.js'
-import { callEveryTarget } from './routine-step.js'
+import { callEveryTarget, verifiedPlan } from './routine-step.js'
 import { mask, redact } from './secrets.js'
 import { listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
@@ -76,6 +76,8 @@ export async function run(options: RunOptions = {}): Promise<void> {
     const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
     if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
     preflight?.verify()
+    // Bound before any call: a plan-digest that does not match fails the step here.
+    const plan = inputs.call && verifiedPlan(inputs, targets?.digest ?? '')
     if (inputs.call) {
       const onRecord = (path: string): void => {
         results = path
@@ -98,6 +100,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
       sealed: await obtained.sealed,
       targets,
       calls,
+      plan,
       targetsOutput: inputs.targetsOutput,
       exportVariable: inputs.exportVariable
     })

@@ -3,7 +3,8 @@ import { Bearer } from './auth/bearer.js'
 import { formatCount } from './format.js'
 import { Transport } from './http/client.js'
 import { Inputs } from './inputs.js'
-import { callFingerprint, runIdentity } from './routine/fingerprint.js'
+import { CallIdentity, callFingerprint, runIdentity } from './routine/fingerprint.js'
+import { checkPlan, planDigest } from './routine/plan.js'
 import { readEarlierResults } from './routine/resume.js'
 import { RoutineResult, runRoutine } from './routine/routine.js'
 import { Collected } from './targets/collect.js'
@@ -14,6 +15,31 @@ export interface RoutineSignals {
   readonly signal: AbortSignal
   /** The second: flush and stop at once. */
   readonly hardStop: AbortSignal
+}
+
+/** What the call is, for its fingerprint and the plan digest: the inputs as written. */
+export function callIdentity(inputs: Inputs): CallIdentity {
+  const call = inputs.call!
+  return {
+    method: call.spec.method,
+    path: call.text.trim().split(/\s+/)[1],
+    body: call.bodyText,
+    baseUrl: inputs.baseUrl
+  }
+}
+
+/**
+ * The plan-digest output, and the check of the plan-digest input before any call: the targets'
+ * digest (the snapshot's, or the listing's) bound to the call.
+ */
+export function verifiedPlan(inputs: Inputs, targetsDigest: string): string {
+  const own = planDigest(targetsDigest, callIdentity(inputs))
+  const approved = inputs.call!.planDigest
+  if (approved) {
+    checkPlan(approved, own)
+    core.info('The plan is the approved one (plan-digest): the calls are made as planned')
+  }
+  return own
 }
 
 /**
@@ -32,12 +58,7 @@ export async function callEveryTarget(
 ): Promise<RoutineResult> {
   const call = inputs.call!
   const file = targets?.listing.file
-  const fingerprint = callFingerprint({
-    method: call.spec.method,
-    path: call.text.trim().split(/\s+/)[1],
-    body: call.bodyText,
-    baseUrl: inputs.baseUrl
-  })
+  const fingerprint = callFingerprint(callIdentity(inputs))
   const run = runIdentity(process.env.GITHUB_RUN_ID)
   if (run.nonce) {
     core.info(
@@ -55,7 +76,8 @@ export async function callEveryTarget(
     : undefined
   const count = targets?.listing.count ?? 1
   const what = targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call'
-  core.info(`Calling ${call.text} for ${what}, ${call.concurrency} at a time (call ${fingerprint})`)
+  if (call.dryRun) core.info(`Planning ${call.text} for ${what}, with no call made (call-dry-run; call ${fingerprint})`)
+  else core.info(`Calling ${call.text} for ${what}, ${call.concurrency} at a time (call ${fingerprint})`)
   return runRoutine(http, {
     spec: call.spec,
     call: call.text,
@@ -73,6 +95,7 @@ export async function callEveryTarget(
     resultsDir,
     count,
     earlier,
+    dryRun: call.dryRun,
     signal: signals.signal,
     hardStop: signals.hardStop,
     onRecord,

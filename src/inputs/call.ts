@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { isPlanDigest } from '../routine/plan.js'
 import { CallSpec, parseCall } from '../service/call.js'
 import { boolean, integer, number } from './read.js'
 
@@ -10,6 +11,10 @@ export interface CallInputs {
   readonly bodyText: string
   /** call-resume-from: earlier attempts' results, whose finished targets are skipped. */
   readonly resumeFrom?: string
+  /** call-dry-run: everything up to the calls, then a planned line per target and no call. */
+  readonly dryRun: boolean
+  /** plan-digest: the approved plan; no call unless this step's plan is the same. */
+  readonly planDigest?: string
   readonly concurrency: number
   readonly rate?: number
   readonly idempotent: boolean
@@ -40,10 +45,18 @@ export function call(listTargetsInput: string): CallInputs | undefined {
       'Input call-accept must not hold 401: a refused token stops the routine (and is renewed once); remove 401'
     )
   }
+  const planDigest = core.getInput('plan-digest') || undefined
+  if (planDigest && !isPlanDigest(planDigest)) {
+    throw new Error(
+      `Input plan-digest must be the plan-digest output of the plan step (plan1. and five hex parts), got "${planDigest}"`
+    )
+  }
   return {
     spec,
     text,
     bodyText,
+    dryRun: boolean('call-dry-run'),
+    planDigest,
     resumeFrom: core.getInput('call-resume-from') || undefined,
     concurrency: integer('call-concurrency', 1, 64),
     rate: rate ? number('call-rate', 0.01, 10_000) : undefined,

@@ -11,6 +11,7 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'targets-output': 'true',
   'call-concurrency': '4',
   'call-idempotent': 'false',
+  'call-dry-run': 'false',
   'call-max-failures': '100',
   'min-validity-seconds': '300',
   'token-request-format': 'json',

@@ -20,6 +20,8 @@ export interface Published {
   /** Whether to set the targets output: false leaves it out, and its size warnings. */
   readonly targetsOutput?: boolean
   readonly calls?: RoutineResult
+  /** The plan-digest output, with the call input. */
+  readonly plan?: string
   readonly exportVariable?: string
 }
 
@@ -27,7 +29,15 @@ export interface Published {
  * Writes every output, and the exported variable, all or nothing: the runner reads file commands
  * even from a failed step, so a write that fails midway is undone before the step fails.
  */
-export function publish({ token, sealed, targets, targetsOutput = true, calls, exportVariable }: Published): void {
+export function publish({
+  token,
+  sealed,
+  targets,
+  targetsOutput = true,
+  calls,
+  plan,
+  exportVariable
+}: Published): void {
   const outputs: Record<string, string> = {
     token: token.accessToken,
     'token-type': token.tokenType,
@@ -39,6 +49,7 @@ export function publish({ token, sealed, targets, targetsOutput = true, calls, e
   }
   if (targets) Object.assign(outputs, targetOutputs(targets, targetsOutput))
   if (calls) Object.assign(outputs, callOutputs(calls))
+  if (plan) outputs['plan-digest'] = plan
   const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
   if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
   writeFileCommands(writes)
@@ -53,6 +64,7 @@ export function callOutputs(calls: RoutineResult): Record<string, string> {
     'calls-unknown': n('unknown'),
     'calls-skipped': n('skipped'),
     'calls-not-made': n('not-made'),
+    'calls-planned': n('planned'),
     'results-file': calls.resultsFile
   }
   if (calls.response !== undefined) outputs.response = calls.response

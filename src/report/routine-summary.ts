@@ -17,6 +17,7 @@ const OUTCOME_WORDS: readonly [Outcome, string][] = [
  */
 export function routineLines(call: string, calls: RoutineResult): string[] {
   const n = (outcome: Outcome): number => calls.outcomes.get(outcome) ?? 0
+  if (n('planned') > 0 || (calls.calls === 0 && calls.planned.length > 0)) return planLines(call, calls)
   const seconds = calls.durationMs / 1000
   const rate = seconds > 0 ? (calls.calls / seconds).toFixed(0) : String(calls.calls)
   const head = calls.cancelled
@@ -58,6 +59,33 @@ export function routineLines(call: string, calls: RoutineResult): string[] {
   lines.push(
     '',
     'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run.',
+    ''
+  )
+  return lines
+}
+
+/** A dry run's part: how many calls the plan holds, and the first 20 as a person reads them. */
+function planLines(call: string, calls: RoutineResult): string[] {
+  const planned = calls.outcomes.get('planned') ?? 0
+  const skipped = calls.outcomes.get('skipped') ?? 0
+  const lines = [
+    `## ${cell(call)}: a plan of ${formatCount(planned)} call${planned === 1 ? '' : 's'}, none made`,
+    '',
+    `**${formatCount(planned)} planned, ${formatCount(skipped)} skipped** (call-dry-run: no call was made).`,
+    '',
+    '| planned call |',
+    '| --- |',
+    ...calls.planned.map(c => `| ${cell(c, 200)} |`)
+  ]
+  if (planned > calls.planned.length) {
+    lines.push(
+      '',
+      `…and ${formatCount(planned - calls.planned.length)} more: every planned call has a line in the results file.`
+    )
+  }
+  lines.push(
+    '',
+    'Apply exactly this plan: pass the `plan-digest` output to the apply step (README, "Plan, approve, apply").',
     ''
   )
   return lines

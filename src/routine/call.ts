@@ -133,3 +133,14 @@ export async function makeCall(
     return ended('failed', { error: redact(String((err as Error)?.message ?? err)) })
   }
 }
+
+/** A dry run's call: the method, the rendered path, and the line's fields that show it. */
+export function plannedCall(spec: CallSpec, target: unknown): { method: string; path: string; fields: string } {
+  const path = renderPath(spec, target)
+  const body = renderBody(spec, target)
+  return {
+    method: spec.method,
+    path,
+    fields: `"method":"${spec.method}","path":${JSON.stringify(path)},"body":${body ?? null}`
+  }
+}

@@ -6,7 +6,7 @@ import { Limiter } from '../http/limiter.js'
 import { redact } from '../secrets.js'
 import { CallSpec } from '../service/call.js'
 import { targetKey } from '../targets/key.js'
-import { CallEnd, callPlan, makeCall } from './call.js'
+import { CallEnd, callPlan, makeCall, plannedCall } from './call.js'
 import { targetLabel } from './label.js'
 import { LineContext, LineFields, Outcome, resultBody, resultLine } from './lines.js'
 import { progressLine } from './progress.js'
@@ -45,6 +45,8 @@ export interface RoutineOptions {
   readonly count?: number
   /** What earlier attempts finished (call-resume-from): skipped, with a line each. */
   readonly earlier?: EarlierResults
+  /** A dry run: a planned line per target, and no call. */
+  readonly dryRun?: boolean
   /** A cancellation: no new call; the calls in flight get `drainMs`, then are recorded unknown. */
   readonly signal?: AbortSignal
   /** A second signal: the record is flushed and closed at once. */
@@ -72,6 +74,8 @@ export interface RoutineResult {
   readonly recordFailure?: Error
   /** The body of the one call without targets, when under 1 MiB. */
   readonly response?: string
+  /** A dry run's first calls as a person reads them: "DELETE /v1/targets/t-001". */
+  readonly planned: readonly string[]
   /** Why new calls stopped early: a 401, call-max-failures, an unwritable results file. */
   readonly stopped?: string
   readonly cancelled: boolean
@@ -80,6 +84,7 @@ export interface RoutineResult {
 export const DRAIN_MS = 5000
 const RESPONSE_OUTPUT_BYTES = 1024 * 1024
 const PROGRESS_MS = 10_000
+const PLANNED_SHOWN = 20
 
 interface InFlight {
   readonly target: unknown
@@ -118,7 +123,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     cancelled: () => scheduler.cancelled,
     now
   }
-  const plan = callPlan(context)
+  const shape = callPlan(context)
   const count = options.targets ? (options.count ?? 0) : 1
   let fed = 0
   let response: string | undefined
@@ -146,6 +151,14 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     if (record.failure) scheduler.stop('the results file could not be written: no new call was started')
   }
 
+  const planned: string[] = []
+  const plan = (target: unknown, key: string, index: number): void => {
+    tally.add('planned')
+    const call = plannedCall(options.spec, target)
+    if (planned.length < PLANNED_SHOWN) planned.push(`${call.method} ${call.path}`)
+    write({ key, index, target, outcome: 'planned', status: null, body: call.fields })
+  }
+
   const notMade = (target: unknown, key: string, index: number): void => {
     tally.add('not-made')
     write({ key, index, target, outcome: 'not-made', status: null })
@@ -161,9 +174,10 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
       write({ key, index, target, outcome: 'skipped', status: earlier })
       return
     }
+    if (options.dryRun) return plan(target, key, index)
     const entry: InFlight = { target, key, index, sent: false, abandoned: false }
     const call = async (): Promise<void> => {
-      const end = await makeCall(context, plan, target, key, index, entry)
+      const end = await makeCall(context, shape, target, key, index, entry)
       if (!entry.abandoned) ended(entry, end)
     }
     if (!(await scheduler.start(entry, call))) notMade(target, key, index)
@@ -231,6 +245,7 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
     unrecorded: record.unrecorded,
     recordFailure: record.failure,
     response,
+    planned,
     stopped: scheduler.stopped,
     cancelled: cancelledAt !== undefined
   }

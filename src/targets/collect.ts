@@ -14,6 +14,8 @@ export interface Collected {
   readonly shardCount: number
   /** Listed from the service (the targets-digest output is set), or read from targets-from. */
   readonly from: 'listing' | 'snapshot'
+  /** The digest of the list as a whole: the snapshot file's, or the listing's targets file's. */
+  readonly digest: string
 }
 
 export interface ListOptions {
@@ -58,7 +60,7 @@ export async function listInto(http: Http, inputs: ListOptions, bearer: Bearer, 
         '(targets-from; README, "Fan-out").'
     )
   }
-  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'listing' }
+  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'listing', digest: listing.digest }
 }
 
 /**
@@ -77,7 +79,7 @@ export async function readInto(inputs: SnapshotOptions, file: TargetsFile): Prom
   }
   const listing = file.finish()
   report(`Read ${path}:`, listing)
-  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'snapshot' }
+  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'snapshot', digest }
 }
 
 function report(verb: string, listing: Listing): void {

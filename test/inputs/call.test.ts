@@ -47,10 +47,36 @@ describe('call inputs', () => {
     [{ 'call-concurrency': '0' }, 'Input call-concurrency must be a whole number from 1 to 64'],
     [{ 'call-rate': '0' }, 'Input call-rate must be a number from 0.01 to 10000'],
     [{ 'call-max-failures': '0' }, 'Input call-max-failures must be a whole number from 1'],
-    [{ 'list-targets': 'false' }, 'Input call has {id}, but with list-targets: false there is no target']
+    [{ 'list-targets': 'false' }, 'Input call has {id}, but with list-targets: false there is no target'],
+    [{ 'call-dry-run': 'yes' }, 'Input call-dry-run must be true or false'],
+    [{ 'plan-digest': 'sha256:abc' }, 'Input plan-digest must be the plan-digest output of the plan step']
   ])('refuses %j', (extra, message) => {
     setInputs({ call: 'PUT /v1/t/{id}', ...extra })
     expect(() => call('list-targets')).toThrow(message)
+  })
+
+  it('reads call-dry-run, plan-digest, call-resume-from and the body as written', () => {
+    const digest = `plan1.${'a'.repeat(12)}.${'b'.repeat(8)}.${'c'.repeat(8)}.${'d'.repeat(8)}.${'e'.repeat(64)}`
+    setInputs({
+      call: 'POST /v1/t/{id}',
+      'call-body': ' {"x": 1} ',
+      'call-dry-run': 'true',
+      'plan-digest': digest,
+      'call-resume-from': '/tmp/earlier'
+    })
+    expect(call('list-targets')).toMatchObject({
+      dryRun: true,
+      planDigest: digest,
+      resumeFrom: '/tmp/earlier',
+      bodyText: '{"x": 1}'
+    })
+    setInputs({ call: 'POST /v1/t/{id}' })
+    expect(call('list-targets')).toMatchObject({
+      dryRun: false,
+      planDigest: undefined,
+      resumeFrom: undefined,
+      bodyText: ''
+    })
   })
 
   it('makes one call as written without targets when it has no placeholder', () => {

@@ -48,7 +48,11 @@ const warnings = () => written.filter(line => line.startsWith('::warning::'))
 
 describe('publish', () => {
   it('sets the token outputs and, with a listing, the targets, count, file and shards', () => {
-    publish({ token, sealed, targets: { listing: listing('[1,2,3]', 7), shardCount: 2, from: 'listing' } })
+    publish({
+      token,
+      sealed,
+      targets: { listing: listing('[1,2,3]', 7), shardCount: 2, from: 'listing', digest: 'sha256:00' }
+    })
     expect(outputs()).toEqual({
       token: 'header.payload.sig',
       'token-type': 'Bearer',
@@ -68,7 +72,7 @@ describe('publish', () => {
 
   it('sets no targets-digest for targets read from a snapshot, and no targets output when told not to', () => {
     const big = `[${'"x",'.repeat(70_000)}"x"]`
-    const read = { listing: listing(big, big.length), shardCount: 2, from: 'snapshot' as const }
+    const read = { listing: listing(big, big.length), shardCount: 2, from: 'snapshot' as const, digest: 'sha256:00' }
     publish({ token, sealed, targets: read, targetsOutput: false })
     expect(outputs()).not.toHaveProperty('targets-digest')
     expect(outputs()).not.toHaveProperty('targets')
@@ -77,7 +81,11 @@ describe('publish', () => {
   })
 
   it('sets shards to [] for an empty listing, so a workflow can skip its matrix', () => {
-    publish({ token, sealed, targets: { listing: listing('[]', 2, 0), shardCount: 0, from: 'listing' } })
+    publish({
+      token,
+      sealed,
+      targets: { listing: listing('[]', 2, 0), shardCount: 0, from: 'listing', digest: 'sha256:00' }
+    })
     expect(outputs()).toMatchObject({ shards: '[]', targets: '[]', 'target-count': '0' })
   })
 
@@ -92,7 +100,7 @@ describe('publish', () => {
     publish({
       token,
       sealed,
-      targets: { listing: listing(json, Buffer.byteLength(json)), shardCount: 1, from: 'listing' }
+      targets: { listing: listing(json, Buffer.byteLength(json)), shardCount: 1, from: 'listing', digest: 'sha256:00' }
     })
     expect(outputs().targets).toBe(json)
     expect(warnings()).toEqual([
@@ -103,7 +111,11 @@ describe('publish', () => {
   })
 
   it('does not warn at exactly 128 KiB', () => {
-    publish({ token, sealed, targets: { listing: listing('[]', ENV_VALUE_BYTES), shardCount: 1, from: 'listing' } })
+    publish({
+      token,
+      sealed,
+      targets: { listing: listing('[]', ENV_VALUE_BYTES), shardCount: 1, from: 'listing', digest: 'sha256:00' }
+    })
     expect(warnings()).toEqual([])
   })
 
@@ -111,7 +123,12 @@ describe('publish', () => {
     publish({
       token,
       sealed,
-      targets: { listing: listing(undefined, MAX_OUTPUT_BYTES + 1, 9000), shardCount: 90, from: 'listing' }
+      targets: {
+        listing: listing(undefined, MAX_OUTPUT_BYTES + 1, 9000),
+        shardCount: 90,
+        from: 'listing',
+        digest: 'sha256:00'
+      }
     })
     const set = outputs()
     expect(set.targets).toBeUndefined()

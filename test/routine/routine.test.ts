@@ -131,6 +131,27 @@ describe('runRoutine', () => {
   })
 })
 
+describe('a dry run', () => {
+  it('sends nothing and writes a planned line per target, keeping the first 20 calls to show', async () => {
+    const { transport, sent } = fake(() => res(200))
+    const targets = Array.from({ length: 25 }, (_, i) => ({ id: `t${i}` }))
+    const spec = parseCall('PATCH /v1/t/{id}', '{"on":"{id}"}')
+    const result = await runRoutine(transport, options({ spec, dryRun: true, targets: list(targets), count: 25 }))
+    expect(sent).toHaveLength(0)
+    expect(outcomes(result)).toEqual({ planned: 25 })
+    expect(result.calls).toBe(0)
+    expect(result.planned).toHaveLength(20)
+    expect(result.planned[0]).toBe('PATCH /v1/t/t0')
+    const lines = readFileSync(result.resultsFile, 'utf8').trimEnd().split('\n')
+    expect(lines).toHaveLength(25)
+    expect(lines[1]).toBe(
+      '{"key":"t1","call":"0123456789abcdef","outcome":"planned","status":null,"runAttempt":1,"shard":null,' +
+        '"index":1,"id":"t1","method":"PATCH","path":"/v1/t/t1","body":{"on":"t1"}}'
+    )
+    expect(routineError('PATCH /v1/t/{id}', result)).toBeUndefined()
+  })
+})
+
 describe('Preflight', () => {
   const checked = (call: string, targets: unknown[]): Preflight => {
     const preflight = new Preflight(parseCall(call, ''))

@@ -20,6 +20,7 @@ const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<R
   byStatus: new Map(),
   failedByStatus: new Map(),
   failures: [],
+  planned: [],
   durationMs: 1000,
   resultsFile: '/tmp/r.jsonl',
   unrecorded: 0,

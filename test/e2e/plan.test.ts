@@ -1,0 +1,135 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { clientInputs, expectFailure, json, resultLines, runAction, startServer, TestServer, TOKEN } from './harness.js'
+
+// A plan before a destructive routine, and the calls exactly as planned.
+let idp: TestServer
+let api: TestServer
+let targets: unknown[]
+let dir: string
+
+beforeAll(async () => {
+  idp = await startServer((_req, res) =>
+    json(res, 200, { access_token: TOKEN, expires_in: 86400, token_type: 'Bearer' })
+  )
+  api = await startServer((req, res) =>
+    req.url === '/v1/targets' ? json(res, 200, targets) : json(res, 200, { ok: 1 })
+  )
+  dir = mkdtempSync(join(tmpdir(), 'm2m-plan-'))
+})
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true })
+  await Promise.all([idp.close(), api.close()])
+})
+beforeEach(() => {
+  idp.requests.length = 0
+  api.requests.length = 0
+  targets = Array.from({ length: 50 }, (_, i) => ({ id: `t-${String(i + 1).padStart(3, '0')}`, name: `n${i}` }))
+})
+
+const RUN = { env: { GITHUB_RUN_ID: '99', GITHUB_RUN_ATTEMPT: '1' } }
+const inputs = (extra: Record<string, string>, baseUrl = api.url) => clientInputs(idp.url, baseUrl, extra)
+const calls = () => api.requests.filter(r => r.url !== '/v1/targets')
+
+describe('call-dry-run', () => {
+  it('plans a DELETE for every target and sends none', async () => {
+    const run = await runAction(inputs({ call: 'DELETE /v1/targets/{id}', 'call-dry-run': 'true' }), RUN)
+    try {
+      expect(run.code).toBe(0)
+      expect(api.requests.map(r => r.method)).toEqual(['GET']) // the listing, and nothing else
+      expect(run.outputs).toMatchObject({ 'calls-planned': '50', 'calls-succeeded': '0', 'calls-failed': '0' })
+      expect(run.outputs['plan-digest']).toMatch(
+        /^plan1\.[0-9a-f]{12}\.[0-9a-f]{8}\.[0-9a-f]{8}\.[0-9a-f]{8}\.[0-9a-f]{64}$/
+      )
+      const lines = resultLines(run.outputs['results-file'])
+      expect(lines).toHaveLength(50)
+      expect(lines[0]).toMatchObject({
+        key: 't-001',
+        outcome: 'planned',
+        method: 'DELETE',
+        path: '/v1/targets/t-001',
+        body: null
+      })
+      expect(run.summary).toMatch(/^## DELETE \/v1\/targets\/\{id\}: a plan of 50 calls, none made/)
+      expect(run.summary).toContain('| DELETE /v1/targets/t-001 |')
+      expect(run.summary).toContain('| DELETE /v1/targets/t-020 |')
+      expect(run.summary).not.toContain('DELETE /v1/targets/t-021')
+      expect(run.summary).toContain('…and 30 more')
+    } finally {
+      run.cleanup()
+    }
+  })
+})
+
+describe('plan-digest: apply exactly the plan', () => {
+  const CALL = { call: 'POST /v1/targets/{id}/archive', 'call-body': '{"reason":"cleanup","name":"{name}"}' }
+
+  /** The plan job: lists, plans, and hands on the snapshot and both digests. */
+  const plan = async () => {
+    const run = await runAction(inputs({ ...CALL, 'call-dry-run': 'true' }), RUN)
+    try {
+      expect(run.code).toBe(0)
+      const snapshot = join(dir, 'targets.json')
+      copyFileSync(run.outputs['targets-file'], snapshot)
+      return { snapshot, targetsDigest: run.outputs['targets-digest'], planDigest: run.outputs['plan-digest'] }
+    } finally {
+      run.cleanup()
+    }
+  }
+
+  it('lets the identical apply through and makes every call', async () => {
+    const planned = await plan()
+    api.requests.length = 0
+    const run = await runAction(
+      inputs({
+        ...CALL,
+        'targets-from': planned.snapshot,
+        'targets-digest': planned.targetsDigest,
+        'plan-digest': planned.planDigest
+      }),
+      RUN
+    )
+    try {
+      expect(run.code).toBe(0)
+      expect(calls()).toHaveLength(50)
+      expect(run.outputs['plan-digest']).toBe(planned.planDigest)
+      expect(run.stdout).toContain('The plan is the approved one (plan-digest)')
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it.each([
+    ['a changed body', { 'call-body': '{"reason":"purge","name":"{name}"}' }, undefined, 'call-body'],
+    ['a changed call', { call: 'DELETE /v1/targets/{id}/archive' }, undefined, 'the call input \\(method or path\\)'],
+    ['a changed base-url', {}, '/v2', 'base-url'],
+    ['a changed snapshot', {}, undefined, 'the targets \\(another snapshot or listing\\)']
+  ])('refuses %s before any call, naming it', async (what, change, basePath, named) => {
+    const planned = await plan()
+    if (what === 'a changed snapshot') {
+      const text = readFileSync(planned.snapshot, 'utf8').replace('"t-050"', '"t-051"')
+      writeFileSync(planned.snapshot, text)
+    }
+    idp.requests.length = 0
+    api.requests.length = 0
+    const run = await runAction(
+      inputs(
+        { ...CALL, ...change, 'targets-from': planned.snapshot, 'plan-digest': planned.planDigest },
+        basePath ? `${api.url}${basePath}` : api.url
+      ),
+      RUN
+    )
+    try {
+      expectFailure(
+        run,
+        new RegExp(
+          `^::error::Input plan-digest: this step's plan differs from the approved one in ${named}, so no call was made`
+        )
+      )
+      expect(calls()).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+})
