@@ -2,12 +2,12 @@ import * as core from '@actions/core'
 import { appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
-import { obtainToken, renewer } from './auth/token.js'
+import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
 import { Cancellation, SignalSource } from './cancel.js'
 import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
-import { getInputs } from './inputs.js'
+import { getInputs, Inputs } from './inputs.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
 import { Preflight } from './routine/preflight.js'
@@ -15,7 +15,7 @@ import { RoutineResult } from './routine/routine.js'
 import { routineError } from './routine/verdict.js'
 import { callEveryTarget, verifiedPlan } from './routine-step.js'
 import { mask, redact } from './secrets.js'
-import { listInto, readInto } from './targets/collect.js'
+import { Collected, listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
@@ -26,21 +26,21 @@ export interface RunOptions {
   readonly exit?: (code: number) => void
 }
 
+/** What the step has made so far: until the first call a failure leaves none of it behind. */
+interface Made {
+  file?: TargetsFile
+  results?: string
+  calls?: RoutineResult
+  phase: 'setup' | 'routine' | 'publish'
+}
+
 export async function run(options: RunOptions = {}): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code))
+  const made: Made = { phase: 'setup' }
   let http: Http | undefined
-  let file: TargetsFile | undefined
-  let results: string | undefined
-  let calls: RoutineResult | undefined
-  // Until the first call a failed or cancelled step leaves nothing; from it on, its record stays.
-  let phase: 'setup' | 'routine' | 'publish' = 'setup'
-  const discard = (): void => {
-    file?.discard()
-    if (results) rmSync(results, { force: true })
-  }
   const cancellation = new Cancellation(options.signals ?? process, (name, count) => {
-    if (phase === 'setup') {
-      discard()
+    if (made.phase === 'setup') {
+      discard(made)
       core.setFailed(`The step was cancelled (${name}) before any call was made: no output was set and no file kept`)
       exit(1)
     } else if (count > 1) {
@@ -61,68 +61,90 @@ export async function run(options: RunOptions = {}): Promise<void> {
       // A line per attempt costs a write even when the runner hides it: only when debugging.
       debug: core.isDebug() ? core.debug : undefined
     })
-    // The targets file and the results file: both readable by their owner only.
-    const tempDir = process.env.RUNNER_TEMP || tmpdir()
-    // Every target is checked against the call's placeholders as it passes into the targets file.
-    const preflight = inputs.call && new Preflight(inputs.call.spec)
-    const onTarget = preflight && ((target: unknown) => preflight.check(target))
-    const newFile = (): TargetsFile => (file = new TargetsFile({ dir: tempDir, shard: inputs.shard, onTarget }))
-    // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
-    // the step before a token is spent on it.
-    const { targetsFrom, targetsDigest, shardSize } = inputs
-    let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
-    preflight?.verify()
-    const obtained = await obtainToken({ ...inputs, shardJob: inputs.shard !== undefined }, http)
-    const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
-    if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
-    preflight?.verify()
-    // Bound before any call: a plan-digest that does not match fails the step here.
-    const plan = inputs.call && verifiedPlan(inputs, targets?.digest ?? '')
-    if (inputs.call) {
-      const onRecord = (path: string): void => {
-        results = path
-        phase = 'routine'
-      }
-      calls = await callEveryTarget(http, inputs, bearer, targets, tempDir, cancellation, onRecord)
-      phase = 'publish'
-    }
-    // The token in use at the end: a renewal during the work replaced the first one.
-    const token = bearer.latest
-    const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
-    const summary = inputs.summary
-      ? renderSummary(token, from, targets?.listing, Date.now(), calls && { call: inputs.call!.text, calls })
-      : undefined
-    const failure = calls && routineError(inputs.call!.text, calls)
-    // A routine's summary is written whatever follows: it is the record the person on call reads.
-    if (summary && failure) writeSummary(summary)
-    publish({
-      token,
-      sealed: await obtained.sealed,
-      targets,
-      calls,
-      plan,
-      targetsOutput: inputs.targetsOutput,
-      exportVariable: inputs.exportVariable
-    })
-    // Last, and never failing the step: a failed step leaves no summary claiming success.
-    if (summary && !failure) writeSummary(summary)
-    if (failure) core.setFailed(redact(failure.message))
+    await work(inputs, http, made, cancellation)
   } catch (err) {
-    if (phase === 'setup') discard()
+    if (made.phase === 'setup') discard(made)
     core.setFailed(redact(messageOf(err)))
   } finally {
     http?.dispose()
     cancellation.dispose()
   }
   // Calls abandoned by a cancellation may still hold sockets and timers: the step ends now.
-  if (calls?.cancelled) exit(1)
+  if (made.calls?.cancelled) exit(1)
+}
+
+function discard(made: Made): void {
+  made.file?.discard()
+  if (made.results) rmSync(made.results, { force: true })
+}
+
+/** inputs -> targets -> token -> [listing] -> [calls] -> summary and outputs. */
+async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancellation): Promise<void> {
+  // The targets file and the results file: both readable by their owner only.
+  const tempDir = process.env.RUNNER_TEMP || tmpdir()
+  // Every target is checked against the call's placeholders as it passes into the targets file.
+  const preflight = inputs.call && new Preflight(inputs.call.spec)
+  const onTarget = preflight && ((target: unknown) => preflight.check(target))
+  const newFile = (): TargetsFile => (made.file = new TargetsFile({ dir: tempDir, shard: inputs.shard, onTarget }))
+  // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
+  // the step before a token is spent on it.
+  const { targetsFrom, targetsDigest, shardSize } = inputs
+  let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
+  preflight?.verify()
+  const obtained = await obtainToken({ ...inputs, shardJob: inputs.shard !== undefined }, http)
+  const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
+  if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
+  preflight?.verify()
+  // Bound before any call: a plan-digest that does not match fails the step here.
+  const plan = inputs.call && verifiedPlan(inputs, targets?.digest ?? '')
+  if (inputs.call) {
+    const onRecord = (path: string): void => {
+      made.results = path
+      made.phase = 'routine'
+    }
+    made.calls = await callEveryTarget(http, inputs, bearer, targets, tempDir, cancellation, onRecord)
+    made.phase = 'publish'
+  }
+  await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan })
+}
+
+interface Done {
+  readonly obtained: ObtainedToken
+  readonly bearer: Bearer
+  readonly targets?: Collected
+  readonly calls?: RoutineResult
+  readonly plan?: string
+}
+
+/** The summary and the outputs; then a routine's failure, once its record is written. */
+async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan }: Done): Promise<void> {
+  // The token in use at the end: a renewal during the work replaced the first one.
+  const token = bearer.latest
+  const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
+  const routine = calls && { call: inputs.call!.text, calls }
+  const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), routine) : undefined
+  const failure = calls && routineError(inputs.call!.text, calls)
+  // A routine's summary is written whatever follows: it is the record the person on call reads.
+  if (summary && failure) writeSummary(summary)
+  publish({
+    token,
+    sealed: await obtained.sealed,
+    targets,
+    calls,
+    plan,
+    targetsOutput: inputs.targetsOutput,
+    exportVariable: inputs.exportVariable
+  })
+  // Last, and never failing the step: a failed step leaves no summary claiming success.
+  if (summary && !failure) writeSummary(summary)
+  if (failure) core.setFailed(redact(failure.message))
 }
 
 /**
  * Appends the summary to GITHUB_STEP_SUMMARY. Written directly rather than through core.summary,
  * whose builder we do not need: its asynchronous write cost about 1.3 ms of every run (npm run bench).
  */
-function writeSummary(markdown: string): void {
+export function writeSummary(markdown: string): void {
   const file = process.env.GITHUB_STEP_SUMMARY
   try {
     if (!file) throw new Error('GITHUB_STEP_SUMMARY is not set')

@@ -1,85 +1,19 @@
-import { Bearer } from '../auth/bearer.js'
 import { messageOf } from '../errors.js'
 import { formatCount } from '../format.js'
 import { Transport } from '../http/client.js'
 import { Limiter } from '../http/limiter.js'
 import { redact } from '../secrets.js'
-import { CallSpec } from '../service/call.js'
 import { targetKey } from '../targets/key.js'
-import { CallEnd, callPlan, makeCall, plannedCall } from './call.js'
+import { CallContext, CallEnd, callPlan, makeCall, plannedCall } from './call.js'
 import { targetLabel } from './label.js'
-import { LineContext, LineFields, Outcome, resultBody, resultLine } from './lines.js'
+import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
 import { progressLine } from './progress.js'
 import { ResultsRecord } from './record.js'
-import { EarlierResults } from './resume.js'
 import { Scheduler } from './scheduler.js'
-import { Failure, Tally } from './tally.js'
+import { Tally } from './tally.js'
+import { RoutineOptions, RoutineResult } from './types.js'
 
-export interface RoutineOptions {
-  readonly spec: CallSpec
-  /** The call input as written, for messages. */
-  readonly call: string
-  /** The operation's fingerprint (fingerprint.ts): on every line, and in the Idempotency-Key. */
-  readonly fingerprint: string
-  readonly baseUrl: URL
-  /** The bearer token of each call: renewed as it nears expiry, recovered once after a 401. */
-  readonly bearer: Pick<Bearer, 'current' | 'recover' | 'latest'>
-  readonly concurrency: number
-  readonly rate?: number
-  readonly accept: ReadonlySet<number>
-  readonly maxFailures: number
-  /** call-idempotent: a POST or PATCH may be repeated after any transient failure. */
-  readonly idempotent: boolean
-  /** The Idempotency-Key's run: the same for a target in every attempt of the run. */
-  readonly runId: string
-  readonly runAttempt: number
-  /** The shard input, "K/N", for the lines. */
-  readonly shard?: string
-  readonly resultsDir: string
-  /**
-   * Feeds every target to `each` in order, awaiting it; absent for the one call without targets.
-   * Every target fed must have passed a Preflight: the calls' URLs rely on it (no dot segment).
-   */
-  readonly targets?: (each: (target: unknown) => Promise<void>) => Promise<void>
-  /** How many targets `targets` feeds. */
-  readonly count?: number
-  /** What earlier attempts finished (call-resume-from): skipped, with a line each. */
-  readonly earlier?: EarlierResults
-  /** A dry run: a planned line per target, and no call. */
-  readonly dryRun?: boolean
-  /** A cancellation: no new call; the calls in flight get `drainMs`, then are recorded unknown. */
-  readonly signal?: AbortSignal
-  /** A second signal: the record is flushed and closed at once. */
-  readonly hardStop?: AbortSignal
-  readonly drainMs?: number
-  /** Told of the results file once it exists, before the first call. */
-  readonly onRecord?: (path: string) => void
-  readonly info: (message: string) => void
-  readonly now?: () => number
-}
-
-export interface RoutineResult {
-  /** Targets the routine had (1 for the one call without targets). */
-  readonly count: number
-  /** Calls made: succeeded, failed or unknown. */
-  readonly calls: number
-  readonly outcomes: ReadonlyMap<Outcome, number>
-  readonly byStatus: ReadonlyMap<string, number>
-  readonly failedByStatus: ReadonlyMap<string, number>
-  readonly failures: readonly Failure[]
-  readonly durationMs: number
-  readonly resultsFile: string
-  /** Lines the results file could not take (a full disk), and why. */
-  readonly unrecorded: number
-  readonly recordFailure?: Error
-  /** The body of the one call without targets, when under 1 MiB. */
-  readonly response?: string
-  /** A dry run's first calls as a person reads them: "DELETE /v1/targets/t-001". */
-  readonly planned: readonly string[]
-  /** Why new calls stopped early: a 401, call-max-failures, an unwritable results file. */
-  readonly stopped?: string
-  readonly cancelled: boolean
-}
+export type { RoutineOptions, RoutineResult } from './types.js'
 
 export const DRAIN_MS = 5000
 const RESPONSE_OUTPUT_BYTES = 1024 * 1024
@@ -99,45 +33,137 @@ class Abandoned extends Error {}
 
 /** Calls the operation for every target, at most `concurrency` at once, with a line for every target. */
 export async function runRoutine(http: Transport, options: RoutineOptions): Promise<RoutineResult> {
-  const now = options.now ?? Date.now
-  const started = now()
-  const record = new ResultsRecord({ dir: options.resultsDir, info: options.info })
-  options.onRecord?.(record.path)
-  const tally = new Tally(options.info)
-  const scheduler = new Scheduler<InFlight>(options.concurrency)
-  const lineContext: LineContext = {
-    fingerprint: options.fingerprint,
-    runAttempt: options.runAttempt,
-    shard: options.shard
-  }
-  const context = {
-    http,
-    spec: options.spec,
-    baseUrl: options.baseUrl,
-    runId: options.runId,
-    fingerprint: options.fingerprint,
-    idempotent: options.idempotent,
-    accept: options.accept,
-    bearer: options.bearer,
-    gate: new Limiter(options.rate, now),
-    cancelled: () => scheduler.cancelled,
-    now
-  }
-  const shape = callPlan(context)
-  const count = options.targets ? (options.count ?? 0) : 1
-  let fed = 0
-  let response: string | undefined
-  let cancelledAt: number | undefined
-  const write = (fields: LineFields): void => record.add(resultLine(lineContext, fields))
+  return new RoutineRun(http, options).run()
+}
 
-  const ended = (entry: InFlight, end: CallEnd): void => {
+/** One routine while it runs: what it has fed, recorded and counted. */
+class RoutineRun {
+  private readonly now: () => number
+  private readonly started: number
+  private readonly record: ResultsRecord
+  private readonly tally: Tally
+  private readonly scheduler: Scheduler<InFlight>
+  private readonly lineContext: LineContext
+  private readonly context: CallContext
+  private readonly shape: ReturnType<typeof callPlan>
+  private readonly count: number
+  private readonly planned: string[] = []
+  private fed = 0
+  private response: string | undefined
+  private cancelledAt: number | undefined
+
+  constructor(
+    http: Transport,
+    private readonly options: RoutineOptions
+  ) {
+    this.now = options.now ?? Date.now
+    this.started = this.now()
+    this.record = new ResultsRecord({ dir: options.resultsDir, info: options.info })
+    options.onRecord?.(this.record.path)
+    this.tally = new Tally(options.info)
+    const scheduler = (this.scheduler = new Scheduler<InFlight>(options.concurrency))
+    this.lineContext = { fingerprint: options.fingerprint, runAttempt: options.runAttempt, shard: options.shard }
+    this.context = {
+      http,
+      spec: options.spec,
+      baseUrl: options.baseUrl,
+      runId: options.runId,
+      fingerprint: options.fingerprint,
+      idempotent: options.idempotent,
+      accept: options.accept,
+      bearer: options.bearer,
+      gate: new Limiter(options.rate, this.now),
+      cancelled: () => scheduler.cancelled,
+      now: this.now
+    }
+    this.shape = callPlan(this.context)
+    this.count = options.targets ? (options.count ?? 0) : 1
+  }
+
+  async run(): Promise<RoutineResult> {
+    const { options, scheduler, tally } = this
+    const onCancel = (): void => {
+      this.cancelledAt = this.now()
+      scheduler.cancel()
+    }
+    const onHardStop = (): void => this.record.close()
+    options.signal?.addEventListener('abort', onCancel, { once: true })
+    options.hardStop?.addEventListener('abort', onHardStop, { once: true })
+    if (options.signal?.aborted) onCancel()
+    const timer = setInterval(() => this.progress(), PROGRESS_MS)
+    timer.unref()
+    try {
+      await this.feed()
+      const grace =
+        this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
+      for (const entry of await scheduler.drain(grace)) this.abandon(entry)
+      // Targets never fed after a cancellation's time was up: counted, without a line.
+      if (this.count > this.fed) tally.add('not-made', this.count - this.fed)
+    } finally {
+      clearInterval(timer)
+      options.signal?.removeEventListener('abort', onCancel)
+      options.hardStop?.removeEventListener('abort', onHardStop)
+      this.record.close()
+    }
+    this.progress()
+    return this.result()
+  }
+
+  private get drainMs(): number {
+    return this.options.drainMs ?? DRAIN_MS
+  }
+
+  private async feed(): Promise<void> {
+    try {
+      if (this.options.targets) await this.options.targets(this.each)
+      else await this.each({})
+    } catch (err) {
+      // The calls already made keep their record: the failure is the stop's reason.
+      if (!(err instanceof Abandoned)) {
+        this.scheduler.stop(`the targets could not be read on (${messageOf(err)}): no new call was started`)
+      }
+    }
+  }
+
+  private readonly each = async (target: unknown): Promise<void> => {
+    if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
+    const index = this.fed++
+    const key = targetKey(target)
+    const earlier = this.options.earlier?.finished(key)
+    if (earlier !== undefined) {
+      this.tally.add('skipped')
+      this.write({ key, index, target, outcome: 'skipped', status: earlier })
+      return
+    }
+    if (this.options.dryRun) return this.plan(target, key, index)
+    const entry: InFlight = { target, key, index, sent: false, abandoned: false }
+    const call = async (): Promise<void> => {
+      const end = await makeCall(this.context, this.shape, target, key, index, entry)
+      if (!entry.abandoned) this.ended(entry, end)
+    }
+    if (!(await this.scheduler.start(entry, call))) {
+      this.tally.add('not-made')
+      this.write({ key, index, target, outcome: 'not-made', status: null })
+    }
+  }
+
+  private write(fields: LineFields): void {
+    this.record.add(resultLine(this.lineContext, fields))
+  }
+
+  private ended(entry: InFlight, end: CallEnd): void {
+    const { options, scheduler, tally } = this
     const { target, key, index } = entry
-    const label = targetLabel(target, index)
-    tally.call(end.outcome, end.status, label, index, end.error ?? (end.text ? end.text : undefined))
-    const body = resultBody(end.text, record.keepsBodies)
-    write({ key, index, target, ...end, body })
+    tally.call(
+      end.outcome,
+      end.status,
+      targetLabel(target, index),
+      index,
+      end.error ?? (end.text ? end.text : undefined)
+    )
+    this.write({ key, index, target, ...end, body: resultBody(end.text, this.record.keepsBodies) })
     if (!options.targets && end.status !== null && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES) {
-      response = redact(end.text)
+      this.response = redact(end.text)
     }
     if (end.status === 401) {
       const { expiresAtMs } = options.bearer.latest
@@ -148,105 +174,57 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
         `${formatCount(tally.badCalls)} calls failed, call-max-failures (${options.maxFailures}): no new call was started`
       )
     }
-    if (record.failure) scheduler.stop('the results file could not be written: no new call was started')
+    if (this.record.failure) scheduler.stop('the results file could not be written: no new call was started')
   }
 
-  const planned: string[] = []
-  const plan = (target: unknown, key: string, index: number): void => {
-    tally.add('planned')
-    const call = plannedCall(options.spec, target)
-    if (planned.length < PLANNED_SHOWN) planned.push(`${call.method} ${call.path}`)
-    write({ key, index, target, outcome: 'planned', status: null, body: call.fields })
+  private plan(target: unknown, key: string, index: number): void {
+    this.tally.add('planned')
+    const call = plannedCall(this.options.spec, target)
+    if (this.planned.length < PLANNED_SHOWN) this.planned.push(`${call.method} ${call.path}`)
+    this.write({ key, index, target, outcome: 'planned', status: null, body: call.fields })
   }
 
-  const notMade = (target: unknown, key: string, index: number): void => {
-    tally.add('not-made')
-    write({ key, index, target, outcome: 'not-made', status: null })
+  /** A call still open when the drain ended: unknown if it may have been sent, else never made. */
+  private abandon(entry: InFlight): void {
+    entry.abandoned = true
+    const outcome = entry.sent ? 'unknown' : 'not-made'
+    const error = entry.sent ? 'cancelled in flight: no answer before the step stopped' : 'cancelled before it was sent'
+    this.tally.call(outcome, null, targetLabel(entry.target, entry.index), entry.index, error)
+    this.write({ key: entry.key, index: entry.index, target: entry.target, outcome, status: null, error })
   }
 
-  const each = async (target: unknown): Promise<void> => {
-    if (cancelledAt !== undefined && now() - cancelledAt > (options.drainMs ?? DRAIN_MS)) throw new Abandoned()
-    const index = fed++
-    const key = targetKey(target)
-    const earlier = options.earlier?.finished(key)
-    if (earlier !== undefined) {
-      tally.add('skipped')
-      write({ key, index, target, outcome: 'skipped', status: earlier })
-      return
-    }
-    if (options.dryRun) return plan(target, key, index)
-    const entry: InFlight = { target, key, index, sent: false, abandoned: false }
-    const call = async (): Promise<void> => {
-      const end = await makeCall(context, shape, target, key, index, entry)
-      if (!entry.abandoned) ended(entry, end)
-    }
-    if (!(await scheduler.start(entry, call))) notMade(target, key, index)
+  private progress(): void {
+    const { tally, scheduler } = this
+    this.options.info(
+      progressLine({
+        count: this.count,
+        done: tally.total,
+        ended: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
+        failed: tally.badCalls,
+        inFlight: scheduler.inFlight,
+        elapsedMs: this.now() - this.started,
+        stopped: !scheduler.accepting
+      })
+    )
   }
 
-  const onCancel = (): void => {
-    cancelledAt = now()
-    scheduler.cancel()
-  }
-  const onHardStop = (): void => record.close()
-  options.signal?.addEventListener('abort', onCancel, { once: true })
-  options.hardStop?.addEventListener('abort', onHardStop, { once: true })
-  if (options.signal?.aborted) onCancel()
-  const progress = (): void => options.info(progressLine(facts()))
-  const facts = () => ({
-    count,
-    done: tally.total,
-    ended: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
-    failed: tally.badCalls,
-    inFlight: scheduler.inFlight,
-    elapsedMs: now() - started,
-    stopped: !scheduler.accepting
-  })
-  const timer = setInterval(progress, PROGRESS_MS)
-  timer.unref()
-  try {
-    try {
-      if (options.targets) await options.targets(each)
-      else await each({})
-    } catch (err) {
-      // The calls already made keep their record: the failure is the stop's reason.
-      if (!(err instanceof Abandoned))
-        scheduler.stop(`the targets could not be read on (${messageOf(err)}): no new call was started`)
+  private result(): RoutineResult {
+    const { tally, record } = this
+    return {
+      count: this.count,
+      calls: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
+      outcomes: tally.outcomes,
+      byStatus: tally.byStatus,
+      failedByStatus: tally.failedByStatus,
+      failures: tally.failures,
+      durationMs: this.now() - this.started,
+      resultsFile: record.path,
+      unrecorded: record.unrecorded,
+      recordFailure: record.failure,
+      response: this.response,
+      planned: this.planned,
+      stopped: this.scheduler.stopped,
+      cancelled: this.cancelledAt !== undefined
     }
-    const grace =
-      cancelledAt === undefined ? Infinity : Math.max(0, cancelledAt + (options.drainMs ?? DRAIN_MS) - now())
-    for (const entry of await scheduler.drain(grace)) {
-      entry.abandoned = true
-      const outcome = entry.sent ? 'unknown' : 'not-made'
-      const error = entry.sent
-        ? 'cancelled in flight: no answer before the step stopped'
-        : 'cancelled before it was sent'
-      tally.call(outcome, null, targetLabel(entry.target, entry.index), entry.index, error)
-      write({ key: entry.key, index: entry.index, target: entry.target, outcome, status: null, error })
-    }
-    // Targets never fed after a cancellation's time was up: counted, without a line.
-    if (count > fed) tally.add('not-made', count - fed)
-  } finally {
-    clearInterval(timer)
-    options.signal?.removeEventListener('abort', onCancel)
-    options.hardStop?.removeEventListener('abort', onHardStop)
-    record.close()
-  }
-  progress()
-  const outcomes = tally.outcomes
-  return {
-    count,
-    calls: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
-    outcomes,
-    byStatus: tally.byStatus,
-    failedByStatus: tally.failedByStatus,
-    failures: tally.failures,
-    durationMs: now() - started,
-    resultsFile: record.path,
-    unrecorded: record.unrecorded,
-    recordFailure: record.failure,
-    response,
-    planned,
-    stopped: scheduler.stopped,
-    cancelled: cancelledAt !== undefined
   }
 }

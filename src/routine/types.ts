@@ -1,0 +1,71 @@
+import { Bearer } from '../auth/bearer.js'
+import { CallSpec } from '../service/call.js'
+import { Outcome } from './lines.js'
+import { EarlierResults } from './resume.js'
+import { Failure } from './tally.js'
+
+export interface RoutineOptions {
+  readonly spec: CallSpec
+  /** The call input as written, for messages. */
+  readonly call: string
+  /** The operation's fingerprint (fingerprint.ts): on every line, and in the Idempotency-Key. */
+  readonly fingerprint: string
+  readonly baseUrl: URL
+  /** The bearer token of each call: renewed as it nears expiry, recovered once after a 401. */
+  readonly bearer: Pick<Bearer, 'current' | 'recover' | 'latest'>
+  readonly concurrency: number
+  readonly rate?: number
+  readonly accept: ReadonlySet<number>
+  readonly maxFailures: number
+  /** call-idempotent: a POST or PATCH may be repeated after any transient failure. */
+  readonly idempotent: boolean
+  /** The Idempotency-Key's run: the same for a target in every attempt of the run. */
+  readonly runId: string
+  readonly runAttempt: number
+  /** The shard input, "K/N", for the lines. */
+  readonly shard?: string
+  readonly resultsDir: string
+  /**
+   * Feeds every target to `each` in order, awaiting it; absent for the one call without targets.
+   * Every target fed must have passed a Preflight: the calls' URLs rely on it (no dot segment).
+   */
+  readonly targets?: (each: (target: unknown) => Promise<void>) => Promise<void>
+  /** How many targets `targets` feeds. */
+  readonly count?: number
+  /** What earlier attempts finished (call-resume-from): skipped, with a line each. */
+  readonly earlier?: EarlierResults
+  /** A dry run: a planned line per target, and no call. */
+  readonly dryRun?: boolean
+  /** A cancellation: no new call; the calls in flight get `drainMs`, then are recorded unknown. */
+  readonly signal?: AbortSignal
+  /** A second signal: the record is flushed and closed at once. */
+  readonly hardStop?: AbortSignal
+  readonly drainMs?: number
+  /** Told of the results file once it exists, before the first call. */
+  readonly onRecord?: (path: string) => void
+  readonly info: (message: string) => void
+  readonly now?: () => number
+}
+
+export interface RoutineResult {
+  /** Targets the routine had (1 for the one call without targets). */
+  readonly count: number
+  /** Calls made: succeeded, failed or unknown. */
+  readonly calls: number
+  readonly outcomes: ReadonlyMap<Outcome, number>
+  readonly byStatus: ReadonlyMap<string, number>
+  readonly failedByStatus: ReadonlyMap<string, number>
+  readonly failures: readonly Failure[]
+  readonly durationMs: number
+  readonly resultsFile: string
+  /** Lines the results file could not take (a full disk), and why. */
+  readonly unrecorded: number
+  readonly recordFailure?: Error
+  /** The body of the one call without targets, when under 1 MiB. */
+  readonly response?: string
+  /** A dry run's first calls as a person reads them: "DELETE /v1/targets/t-001". */
+  readonly planned: readonly string[]
+  /** Why new calls stopped early: a 401, call-max-failures, an unwritable results file. */
+  readonly stopped?: string
+  readonly cancelled: boolean
+}
