@@ -3,7 +3,7 @@ import { redact } from '../secrets.js'
 import { Agents } from './agents.js'
 import { attempt } from './attempt.js'
 import { AttemptError, describeFailure, RequestError, ServerWaitError } from './errors.js'
-import { decide, DEFAULT_POLICY, Outcome, RetryPolicy } from './policy.js'
+import { decide, DEFAULT_POLICY, Outcome, RetryPolicy, sharedPause } from './policy.js'
 
 export interface HttpRequest {
   readonly method: string
@@ -113,12 +113,12 @@ export class Http implements Transport {
         )
       }
       const now = this.now()
-      const decision = decide(
-        outcome,
-        { attempt: n, elapsedMs: now - first, nowMs: now, random: this.random() },
-        this.policy,
-        request.idempotent !== false
-      )
+      const progress = { attempt: n, elapsedMs: now - first, nowMs: now, random: this.random() }
+      const decision = decide(outcome, progress, this.policy, request.idempotent !== false)
+      // Every request through the gate waits out a rate limit, not only the one that met it, and
+      // also when this one is not tried again (its last attempt, or a wait longer than it takes).
+      const pauseMs = gate && sharedPause(outcome, progress, this.policy)
+      if (pauseMs) gate!.pause(pauseMs)
       if (!decision.retry) {
         if (decision.why === 'server-wait') {
           throw new ServerWaitError(
@@ -132,8 +132,6 @@ export class Http implements Transport {
         const failure = (outcome as AttemptError).failure
         throw new RequestError(failure, n, decision.why === 'window' ? this.policy.windowMs : undefined)
       }
-      // Every request through the gate waits out a rate limit, not only the one that met it.
-      if (decision.serverAsked || response?.status === 429) gate?.pause(decision.waitMs)
       const reason = response
         ? `HTTP ${statusText(response.status)}`
         : describeFailure((outcome as AttemptError).failure, request.url)

@@ -109,6 +109,20 @@ export function decide(outcome: Outcome, progress: Progress, policy: RetryPolicy
   return { retry: true, waitMs, serverAsked: false }
 }
 
+/**
+ * How long every request that shares a gate holds back after this outcome, whether or not this
+ * request is tried again: after a 429 (the wait the server asked for, else this attempt's backoff),
+ * and after any other retried status that says when to come back (a 503 with Retry-After). At
+ * most maxServerWaitMs: a longer wait fails the request that met it, not every other one.
+ */
+export function sharedPause(outcome: Outcome, progress: Progress, policy: RetryPolicy): number | undefined {
+  // Most outcomes are successes: they are told apart before any header is read.
+  if (!('status' in outcome) || !RETRIED_STATUSES.has(outcome.status)) return undefined
+  const asked = serverRequestedWait(outcome.headers, progress.nowMs)
+  if (outcome.status !== 429 && asked === undefined) return undefined
+  return Math.min(asked ?? backoff(progress.attempt, progress.random, policy), policy.maxServerWaitMs)
+}
+
 /** Exponential backoff with "equal jitter": never less than half the step, so retries spread over time. */
 export function backoff(attempt: number, random: number, policy: RetryPolicy): number {
   const step = Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** (attempt - 1))

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import nock from 'nock'
-import { Http, HttpRequest, HttpResponse } from '../../src/http/client.js'
+import { Gate, Http, HttpRequest, HttpResponse } from '../../src/http/client.js'
 import { DEFAULT_POLICY } from '../../src/http/policy.js'
 import { operationFailure } from '../../src/service/operation.js'
 import { recordingHttp } from '../helpers.js'
@@ -269,6 +269,30 @@ function clocked(overrides: Parameters<typeof recordingHttp>[0] = {}) {
   })
   return { ...recorded, clock }
 }
+
+describe('the shared pause', () => {
+  /** A gate that records the pauses asked of it. */
+  const gate = (): Gate & { pauses: number[] } => {
+    const pauses: number[] = []
+    return { pauses, ready: async () => undefined, pause: ms => void pauses.push(ms) }
+  }
+
+  it.each([
+    ['a 429 that is retried: the wait it asked for', [429, { 'Retry-After': '2' }], 3, [2000]],
+    ['a 429 on the last attempt: the backoff it would have had', [429, {}], 1, [1125]],
+    ['a 429 asking for longer than the step waits: 60 s', [429, { 'Retry-After': '3600' }], 3, [60_000]],
+    ['a 503 with a wait on the last attempt: that wait', [503, { 'Retry-After': '5' }], 1, [5000]],
+    ['a 503 without a wait: none', [503, {}], 1, []],
+    ['a 500: none', [500, {}], 1, []]
+  ] as const)('pauses every request through the gate after %s', async (_what, [code, headers], maxAttempts, pauses) => {
+    nock(ORIGIN).get('/v1/targets').reply(code, '', headers).get('/v1/targets').reply(200, '[]')
+    const { http } = recordingHttp({ maxAttempts })
+    const shared = gate()
+    await http.send(get(), shared).catch(() => undefined)
+    expect(shared.pauses).toEqual(pauses)
+    nock.cleanAll()
+  })
+})
 
 describe('retry window', () => {
   it('returns the last response once the next retry would start over 45 s after the first', async () => {

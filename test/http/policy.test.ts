@@ -5,7 +5,8 @@ import {
   Outcome,
   parseRetryAfter,
   RetryPolicy,
-  serverRequestedWait
+  serverRequestedWait,
+  sharedPause
 } from '../../src/http/policy.js'
 import fc from 'fast-check'
 
@@ -161,5 +162,21 @@ describe('a request that is not idempotent (POST, PATCH)', () => {
   ])('is repeated after %o only where the server cannot have acted: %s', (outcome, retried) => {
     expect(isTransient(outcome, false)).toBe(retried)
     expect(decide(outcome, progress(1), policy, false).retry).toBe(retried)
+  })
+})
+
+describe('sharedPause', () => {
+  it.each([
+    [status(429), 1125],
+    [status(429, { 'retry-after': '7' }), 7000],
+    [status(429, { 'retry-after': '7200' }), 60_000],
+    [status(503, { 'retry-after': '3' }), 3000],
+    [status(502, { 'retry-after': '3' }), 3000],
+    [status(503), undefined],
+    [status(400, { 'retry-after': '3' }), undefined],
+    [{ failure: { kind: 'aborted' } } as Outcome, undefined]
+  ])('%j -> %s ms, on any attempt', (outcome, expected) => {
+    expect(sharedPause(outcome, progress(1), policy)).toBe(expected)
+    if (expected !== undefined && expected !== 1125) expect(sharedPause(outcome, progress(6), policy)).toBe(expected)
   })
 })
