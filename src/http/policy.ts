@@ -149,7 +149,8 @@ export function parseRetryAfter(value: string, nowMs: number): number | undefine
   if (/^\d{1,10}$/.test(text)) return Number(text) * 1000
   if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined
   const at = Date.parse(text)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs)
+  // A date already past says nothing of when to come back, as a past reset does: the backoff applies.
+  return Number.isNaN(at) || at <= nowMs ? undefined : at - nowMs
 }
 
 function single(value: string | string[] | undefined): string | undefined {

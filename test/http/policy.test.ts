@@ -85,12 +85,20 @@ describe('Retry-After parsing', () => {
     ['0', 0],
     ['120', 120_000],
     ['Sun, 22 Nov 2026 06:01:00 GMT', 60_000],
-    ['Sun, 22 Nov 2026 05:00:00 GMT', 0],
+    ['Sun, 22 Nov 2026 05:00:00 GMT', undefined],
+    ['Sun, 22 Nov 2026 06:00:00 GMT', undefined],
+    ['Sun, 22 Nov 2026 06:00:01 GMT', 1000],
     ['soon', undefined],
     ['-5', undefined],
     ['1.5', undefined]
   ])('%s -> %s ms', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected)
+  })
+
+  it('retries after the backoff, not at once, when the Retry-After date is already past', () => {
+    const past = { 'retry-after': 'Sun, 22 Nov 2026 05:59:58 GMT' }
+    expect(decide(status(429, past), progress(1), policy)).toEqual({ retry: true, waitMs: 1125, serverAsked: false })
+    expect(sharedPause(status(429, past), progress(1), policy)).toBe(1125)
   })
 
   it('falls back to x-ratelimit-reset when Retry-After cannot be read', () => {
