@@ -11,7 +11,13 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>
   /** A function gives a fresh body for every attempt (a client assertion may be used only once). */
   readonly body?: string | (() => string)
+  /** A longer response body fails the attempt ('too-large'). */
   readonly maxBytes: number
+  /**
+   * Keep only the first keepBytes of the body: the rest is counted as it arrives and dropped, so
+   * memory does not follow the server's body. The response then has bodyBytes, and truncated when cut.
+   */
+  readonly keepBytes?: number
   /** The request in retry lines: "token request", "targets request (page 2)". */
   readonly label: string
   /**
@@ -26,6 +32,10 @@ export interface HttpResponse {
   readonly headers: http.IncomingHttpHeaders
   readonly body: Buffer
   readonly attempts: number
+  /** With keepBytes: the whole body's size in bytes, as it arrived. */
+  readonly bodyBytes?: number
+  /** With keepBytes: set when `body` holds only the first keepBytes of it. */
+  readonly truncated?: true
 }
 
 /**

@@ -523,6 +523,14 @@ describe('redirects and size', () => {
     await expect(send(http, get())).resolves.toMatchObject({ status: 304 })
   })
 
+  it('passes keepBytes to each attempt: the response keeps the head of the body and its size', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(200, 'x'.repeat(5000))
+    const { http } = recordingHttp()
+    const res = await send(http, { ...get(), keepBytes: 100 })
+    expect(res).toMatchObject({ status: 200, bodyBytes: 5000, truncated: true, attempts: 1 })
+    expect(res.body).toHaveLength(100)
+  })
+
   it('refuses a streamed body over the cap while it streams', async () => {
     nock(ORIGIN)
       .get('/v1/targets')
