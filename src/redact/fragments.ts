@@ -11,6 +11,7 @@ const MIN_BASE64_RUN = Math.ceil((MIN_RUN * 8) / 6) - 1
 const BLOCK = 6
 const BASE64_CHAR = /^[A-Za-z0-9+/_-]$/
 const BASE64_END = /^[A-Za-z0-9+/_-]?=?=?/
+const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
 const FILTER_BITS = 20
 
 /**
@@ -24,6 +25,8 @@ export class Fragments {
   private readonly minRuns: number[] = []
   /** Whether a form is base64: a match at its edge takes the mixed character and padding beside it. */
   private readonly base64: boolean[] = []
+  /** Where the public head of a form ends (a JWT's header): a run must be long enough past it. */
+  private readonly publicEnds: number[] = []
   private readonly known = new Set<string>()
   private readonly short: string[] = []
   private readonly blocks = new Map<string, number[]>()
@@ -52,7 +55,11 @@ export class Fragments {
     const index = this.forms.push(form) - 1
     this.minRuns.push(minRun)
     this.base64.push(base64)
-    for (let p = 0; p + BLOCK <= form.length; p++) {
+    // A JWT's header (alg, typ, kid) is the same in every token of an issuer: a run counts only
+    // with 12 characters after it, so another token of the issuer is not taken for this one.
+    const header = base64 ? 0 : (JWT_HEADER.exec(form)?.[0].length ?? 0)
+    this.publicEnds.push(header)
+    for (let p = Math.max(0, header - BLOCK + 1); p + BLOCK <= form.length; p++) {
       const h = hashAt(form, p)
       this.filter[h >>> 5] |= 1 << (h & 31)
       const block = form.slice(p, p + BLOCK)
@@ -83,7 +90,7 @@ export class Fragments {
         while (j + right < n && p + right < form.length && text.charCodeAt(j + right) === form.charCodeAt(p + right)) {
           right++
         }
-        if (left + right < this.minRuns[places[k]]) continue
+        if (p + right - Math.max(p - left, this.publicEnds[places[k]]) < this.minRuns[places[k]]) continue
         let [start, stop] = [j - left, j + right]
         if (this.base64[places[k]]) {
           if (p - left === 0 && BASE64_CHAR.test(text.charAt(start - 1))) start--

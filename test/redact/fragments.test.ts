@@ -57,4 +57,12 @@ describe('Fragments', () => {
     fragments.find(`${SECRET} and ${SECRET}`, spans, true)
     expect(spans).toEqual([0, SECRET.length])
   })
+
+  it("takes no run inside a JWT's header for the token, and one of 12 past it", () => {
+    const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
+    const header = jwt.slice(0, jwt.indexOf('.') + 1)
+    expect(spansIn(`${header}eyJzdWIiOiJ0aGVtIn0.eA`, jwt)).toEqual([]) // 11 past the header
+    expect(spansIn(`x${header}eyJzdWIiOiJi.`, jwt)).toEqual([`${header}eyJzdWIiOiJi`])
+    expect(spansIn(`"${jwt.slice(-12)}"`, jwt)).toEqual([jwt.slice(-12)])
+  })
 })
