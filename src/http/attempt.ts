@@ -45,6 +45,8 @@ const TLS_TRUST_CODES = new Set([
   'CERT_SIGNATURE_FAILURE'
 ])
 
+const NOT_TLS = /wrong version number|packet length too long|unknown protocol|http request/i
+
 /**
  * One request on the wire: deadlines for the whole attempt and for silence, a cap on the body,
  * and no redirect followed. Rejects with an AttemptError, whose failure says what happened.
@@ -151,5 +153,8 @@ function socketFailure(err: Error & { code?: string }, url: URL, proxy: string |
     return { kind: 'tls-invalid', code, detail: err.message }
   }
   if (code === 'ENOTFOUND') return { kind: 'dns', hostname: url.hostname }
+  // OpenSSL reading an answer that is not a TLS record: plain HTTP, or another protocol.
+  const notTls = url.protocol === 'https:' && NOT_TLS.exec(err.message)
+  if (notTls) return { kind: 'not-tls', reason: notTls[0] }
   return { kind: 'network', code, detail: err.message, proxy }
 }

@@ -17,13 +17,19 @@ export interface RetryPolicy {
   readonly backoffCapMs: number
   /** The longest wait a server may ask for (Retry-After, x-ratelimit-reset) that the step sits out. */
   readonly maxServerWaitMs: number
+  /**
+   * No retry of a refused connection starts later than this after the first attempt: nothing
+   * listens on that port, which a restart explains for seconds and a wrong URL for ever.
+   */
+  readonly refusedWindowMs: number
 }
 
 export const DEFAULT_POLICY: Omit<RetryPolicy, 'maxAttempts'> = {
   windowMs: 45_000,
   backoffBaseMs: 1_500,
   backoffCapMs: 20_000,
-  maxServerWaitMs: 60_000
+  maxServerWaitMs: 60_000,
+  refusedWindowMs: 5_000
 }
 
 /** What one attempt gave: a response (its status and headers), or a failure without one. */
@@ -43,7 +49,7 @@ export interface Progress {
 
 export type Decision =
   /** Use the outcome as it is: a success, a final status or failure, or the last attempt. */
-  | { readonly retry: false; readonly why: 'final' | 'attempts' | 'window' }
+  | { readonly retry: false; readonly why: 'final' | 'attempts' | 'window' | 'refused' }
   /** The server asks for a longer wait than the step sits out. */
   | { readonly retry: false; readonly why: 'server-wait'; readonly waitMs: number }
   | { readonly retry: true; readonly waitMs: number; readonly serverAsked: boolean }
@@ -106,6 +112,8 @@ export function decide(outcome: Outcome, progress: Progress, policy: RetryPolicy
   const waitMs = backoff(attempt, progress.random, policy)
   // Our own backoff stops at the window, so that a service that stays down fails in bounded time.
   if (attempt > 1 && elapsedMs + waitMs > policy.windowMs) return { retry: false, why: 'window' }
+  const refused = 'failure' in outcome && outcome.failure.kind === 'network' && outcome.failure.code === 'ECONNREFUSED'
+  if (refused && attempt > 1 && elapsedMs + waitMs > policy.refusedWindowMs) return { retry: false, why: 'refused' }
   return { retry: true, waitMs, serverAsked: false }
 }
 

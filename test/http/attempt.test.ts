@@ -177,6 +177,20 @@ describe('attempt', () => {
     )
   })
 
+  it("says that a server at an https:// URL did not answer in TLS, without OpenSSL's text", async () => {
+    const url = await serve((_req, res) => res.end('plain'))
+    const https = await import('node:https')
+    const tlsAgent = new https.Agent({ keepAlive: false })
+    try {
+      const failure = await failureOf(
+        attempt(get(new URL(url.href.replace('http:', 'https:'))), { request: https.request, agent: tlsAgent }, limits)
+      )
+      expect(failure).toEqual({ kind: 'not-tls', reason: 'wrong version number' })
+    } finally {
+      tlsAgent.destroy()
+    }
+  })
+
   it('names the socket error and the proxy it went through', async () => {
     const url = await serve(() => undefined)
     const port = url.port

@@ -160,14 +160,15 @@ describe('retry policy', () => {
     const { http, infos } = recordingHttp()
     const res = await send(http, get())
     expect(res.status).toBe(200)
-    expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
+    const said = code === 'ECONNREFUSED' ? 'api.example.test refused the connection (ECONNREFUSED)' : `connect ${code}`
+    expect(infos[0]).toContain(`attempt 1 of 3 (${said}`)
   })
 
   it('names the request, the origin and the attempts when connection errors persist', async () => {
     nock(ORIGIN).get('/v1/targets').times(3).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
     const { http } = recordingHttp()
     await expect(send(http, get())).rejects.toThrow(
-      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): connect ECONNREFUSED'
+      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): api.example.test refused the connection (ECONNREFUSED): no server listens on that port; check the URL input'
     )
   })
 
@@ -339,11 +340,20 @@ describe('retry window', () => {
   })
 
   it('names the window when connection errors outlast it', async () => {
-    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
+    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNRESET', 'read ECONNRESET'))
     const { http } = clocked({ maxAttempts: 10, random: () => 1 })
     await expect(send(http, get())).rejects.toThrow(
-      'Failed to list targets: GET https://api.example.test failed (after 6 attempts): connect ECONNREFUSED; retries stop 45 s after the first attempt'
+      'Failed to list targets: GET https://api.example.test failed (after 6 attempts): read ECONNRESET; retries stop 45 s after the first attempt'
     )
+  })
+
+  it('gives up on a refused connection within 5 s: nothing listens on that port', async () => {
+    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
+    const { http, waits } = clocked({ maxAttempts: 6, random: () => 1 })
+    await expect(send(http, { ...get() })).rejects.toThrow(
+      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): api.example.test refused the connection (ECONNREFUSED): no server listens on that port; check the URL input'
+    )
+    expect(waits).toEqual([1500, 3000]) // 4.5 s; the next wait would end 10.5 s after the first attempt
   })
 
   it('always makes a second attempt, however long the first took', async () => {

@@ -188,3 +188,16 @@ describe('sharedPause', () => {
     if (expected !== undefined && expected !== 1125) expect(sharedPause(outcome, progress(6), policy)).toBe(expected)
   })
 })
+
+describe('a refused connection', () => {
+  const refused: Outcome = { failure: { kind: 'network', code: 'ECONNREFUSED', detail: 'connect ECONNREFUSED' } }
+
+  it('is retried within 5 s of the first attempt only: nothing listens on that port', () => {
+    expect(decide(refused, progress(1, 0, 1), policy)).toEqual({ retry: true, waitMs: 1500, serverAsked: false })
+    expect(decide(refused, progress(2, 1500, 1), policy)).toEqual({ retry: true, waitMs: 3000, serverAsked: false })
+    expect(decide(refused, progress(3, 4500, 1), policy)).toEqual({ retry: false, why: 'refused' })
+    // A reset connection keeps the 45 s window.
+    const reset: Outcome = { failure: { kind: 'network', code: 'ECONNRESET', detail: 'read ECONNRESET' } }
+    expect(decide(reset, progress(3, 4500, 1), policy).retry).toBe(true)
+  })
+})
