@@ -63,7 +63,9 @@ try {
     child.on('error', reject)
     child.on('close', code => resolve({ status: code, output }))
   })
-  const log = run.output
+  // local-action lists only what core.setOutput set, and the action writes its file commands itself:
+  // its "No outputs were set!" is replaced by the outputs read from GITHUB_OUTPUT below.
+  const log = run.output.replace(/\n=+\n\s*Action Outputs\n=+\n\s*No outputs were set!\n*/, '\n')
   const masks = masksIn(log)
   process.stdout.write(applyMasks(log, masks))
 

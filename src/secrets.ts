@@ -1,18 +1,25 @@
 import * as core from '@actions/core'
+import { Fragments } from './redact/fragments.js'
+import { secretSpans, withoutSpans } from './redact/views.js'
 
-// Every form of a secret that we or a server might print. The runner hides a registered value as
-// it is and base64-, JSON-, upper-case URI- and XML-escaped; a server may echo it in forms the
-// runner does not hide, so those are registered and redacted too.
-const variants = new Set<string>()
+// The runner hides a registered value as it is and base64-, JSON-, upper-case URI- and
+// XML-escaped; a server may echo it in forms the runner does not hide, so those are registered
+// too. redact() does not list forms: it decodes what it reads (src/redact/views.ts).
+const fragments = new Fragments()
 
 /** Registers a secret, and the forms of it a server may echo, with the runner and with redact(). */
 export function mask(value: string): void {
   if (value.trim() === '') return
   register(value)
+  fragments.add(value)
   // A log line can hold part of a multi-line secret: mask each line on its own too.
-  for (const line of value.split(/\r?\n/)) if (line !== value && line.trim().length >= 4) register(line)
+  for (const line of value.split(/\r?\n/)) {
+    if (line !== value && line.trim().length >= 4) {
+      register(line)
+      fragments.add(line)
+    }
+  }
   const forms = echoedForms(value)
-  for (const form of forms) if (form.length >= 4) variants.add(form)
   // The runner derives the base64, JSON- and upper-case URI-escaped forms itself; not these.
   for (const form of forms.slice(FIRST_FORM_RUNNER_MISSES)) if (form.length >= 4) register(form)
 }
@@ -28,8 +35,10 @@ function register(value: string): void {
 export function maskPrivateKey(pem: string): void {
   if (pem.trim() === '') return
   register(pem)
-  variants.add(pem)
-  for (const line of pem.split(/\r?\n/)) if (!line.startsWith('-----') && line.trim().length >= 4) mask(line.trim())
+  // Redaction takes the key's lines, never its markers: an error may name "PRIVATE KEY-----".
+  const lines = pem.split(/\r?\n/).filter(line => !line.startsWith('-----') && line.trim().length >= 4)
+  fragments.add(lines.map(line => line.trim()).join('\n'))
+  for (const line of lines) mask(line.trim())
 }
 
 /** application/x-www-form-urlencoded, as URLSearchParams writes it (a space is +). */
@@ -83,18 +92,52 @@ function htmlEscaped(value: string, reference: (c: string) => string): string {
 }
 const FIRST_FORM_RUNNER_MISSES = 4
 
-let longestFirst: string[] = []
-let sortedCount = -1
+const WITHHELD = '[withheld: it holds a secret in a form that could not be cut out]'
 
+/**
+ * The text with every run of 12 or more characters of a secret (a shorter secret: the whole of
+ * it) replaced by ***, in whatever encoding the text holds it: see src/redact/views.ts. When a
+ * replacement leaves a secret readable, the whole text is withheld and says so.
+ */
 export function redact(text: string): string {
-  // Sorted again only when a secret was added since: redact() runs for every call's result.
-  if (sortedCount !== variants.size) {
-    longestFirst = [...variants].sort((a, b) => b.length - a.length)
-    sortedCount = variants.size
+  if (fragments.empty || text.length < 4) return text
+  const spans = secretSpans(text, fragments)
+  if (spans.length === 0) return text
+  const out = withoutSpans(text, spans)
+  return secretSpans(out, fragments, true).length > 0 ? WITHHELD : out
+}
+
+/** Whether `text` holds a secret in any form redact() finds: any registered one, or `secret` only. */
+export function holdsSecret(text: string, secret?: string): boolean {
+  let known = fragments
+  if (secret !== undefined) {
+    // The listing asks of every page with the same token: its forms are made once.
+    if (lastAsked?.secret !== secret) {
+      lastAsked = { secret, fragments: new Fragments() }
+      lastAsked.fragments.add(secret)
+    }
+    known = lastAsked.fragments
   }
-  let out = text
-  for (const v of longestFirst) if (out.includes(v)) out = out.split(v).join('***')
-  return out
+  return !known.empty && secretSpans(text, known, true).length > 0
+}
+let lastAsked: { readonly secret: string; readonly fragments: Fragments } | undefined
+
+/**
+ * How much more than it shows a caller should keep of a text it will cut: room past the cut for a
+ * 12-character run in any one-layer encoding (at most 10 characters a character: &#1114111;), so
+ * that a secret across the cut is withheld, not kept up to it.
+ */
+export const REDACT_MARGIN_CHARS = 256
+
+/**
+ * Redacts, then cuts to at most `maxChars` (never inside a surrogate pair): a secret across the
+ * cut is withheld whole, not kept up to it. Give it the text with REDACT_MARGIN_CHARS past the cut.
+ */
+export function redactThenCut(text: string, maxChars: number): { readonly text: string; readonly cut: boolean } {
+  const clean = redact(text)
+  if (clean.length <= maxChars) return { text: clean, cut: false }
+  const high = clean.charCodeAt(maxChars - 1)
+  return { text: clean.slice(0, high >= 0xd800 && high <= 0xdbff ? maxChars - 1 : maxChars), cut: true }
 }
 
 // eslint-disable-next-line no-control-regex
@@ -102,6 +145,9 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
 
 /** A short, single-line, redacted excerpt of a response body, safe to put in a message. */
 export function excerpt(text: string, max = 300): string {
-  const clean = redact(text).replace(CONTROL_CHARACTERS, ' ').trim()
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean
+  // Redacted before it is cut: only the part that can be shown, and the margin, is read.
+  const long = text.length > max + REDACT_MARGIN_CHARS
+  const head = redact(long ? text.slice(0, max + REDACT_MARGIN_CHARS) : text)
+  const clean = head.replace(CONTROL_CHARACTERS, ' ').trim()
+  return clean.length > max || long ? `${clean.slice(0, max)}…` : clean
 }

@@ -1,4 +1,4 @@
-import { echoedForms, excerpt, mask, redact } from '../src/secrets.js'
+import { echoedForms, excerpt, holdsSecret, mask, redact, redactThenCut } from '../src/secrets.js'
 import { captureStdout } from './helpers.js'
 
 describe('secrets', () => {
@@ -80,6 +80,7 @@ describe('secrets', () => {
 })
 
 describe('forms real servers echo a secret in', () => {
+  captureStdout()
   const secret = `s~e+c/r"e<t&'x`
   it.each([
     ['form encoding with lower-case hex', 's%7ee%2bc%2fr%22e%3ct%26%27x'],
@@ -92,5 +93,145 @@ describe('forms real servers echo a secret in', () => {
     expect(echoedForms(secret)).toContain(echoed)
     mask(secret)
     expect(redact(`server said: ${echoed}!`)).toBe('server said: ***!')
+  })
+})
+
+// A secret with every character an encoder treats specially: each form below encodes some of them.
+const SECRET = `p4ss~W+rd/"q<u&o'te=d sp@ce%41ü!tail`
+const hex = (c: string, upper = false) => {
+  const h = (c.codePointAt(0) as number).toString(16).padStart(4, '0')
+  return upper ? h.toUpperCase() : h
+}
+const each = (f: (c: string) => string) => [...SECRET].map(f).join('')
+const html = (map: Record<string, string>) => each(c => map[c] ?? c)
+const base64At = (prefix: string, encoding: 'base64' | 'base64url') =>
+  Buffer.from(`${prefix}${SECRET}:more bytes after it`).toString(encoding)
+
+describe('redaction through normalising views', () => {
+  captureStdout()
+  beforeEach(() => mask(SECRET))
+
+  it.each([
+    ['as given', SECRET],
+    ['URI-encoded', encodeURIComponent(SECRET)],
+    ['percent-encoded in lower case', encodeURIComponent(SECRET).replace(/%[0-9A-F]{2}/g, h => h.toLowerCase())],
+    [
+      'percent-encoded in mixed case (%7e%2B)',
+      each(c => (c === '~' ? '%7e' : c === '+' ? '%2B' : c === ' ' ? '%20' : c))
+    ],
+    ['form-encoded', new URLSearchParams({ s: SECRET }).toString().slice(2)],
+    [
+      'form-encoded in lower case',
+      new URLSearchParams({ s: SECRET })
+        .toString()
+        .slice(2)
+        .replace(/%[0-9A-F]{2}/g, h => h.toLowerCase())
+    ],
+    ['JSON-escaped', JSON.stringify(SECRET).slice(1, -1)],
+    ['JSON with \\/', JSON.stringify(SECRET).slice(1, -1).replace(/\//g, '\\/')],
+    ["Go's JSON (\\u003c \\u0026 \\u003e)", html({ '<': '\\u003c', '&': '\\u0026', '>': '\\u003e', '"': '\\"' })],
+    [
+      '.NET JSON (\\u002B, upper case)',
+      html({ '+': '\\u002B', "'": '\\u0027', '"': '\\u0022', '<': '\\u003C', '&': '\\u0026' })
+    ],
+    ['every character \\u-escaped, lower case', each(c => `\\u${hex(c)}`)],
+    ['every character \\u-escaped, upper case', each(c => `\\u${hex(c, true)}`)],
+    ['JS \\x escapes', html({ '~': '\\x7e', '+': '\\x2B', "'": "\\'" })],
+    ['escape-html (&#39;)', html({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })],
+    ["PHP's htmlspecialchars (&#039;)", html({ '&': '&amp;', '<': '&lt;', '"': '&quot;', "'": '&#039;' })],
+    ['named references (&apos;)', html({ '&': '&amp;', '<': '&lt;', '"': '&quot;', "'": '&apos;', '+': '&plus;' })],
+    ['hex references in lower case (&#x2b;)', html({ '+': '&#x2b;', '/': '&#x2f;', '<': '&#x3c;', "'": '&#x27;' })],
+    ['decimal references for every character', each(c => `&#${c.codePointAt(0)};`)],
+    ['base64', Buffer.from(SECRET).toString('base64')],
+    ['base64url', Buffer.from(SECRET).toString('base64url')],
+    ['JSON in a JSON string', JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1)],
+    ['HTML-escaped twice', html({ "'": '&amp;#39;', '&': '&amp;amp;' })],
+    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(SECRET))]
+  ])('withholds the secret %s', (_form, echoed) => {
+    expect(redact(`said: ${echoed}!`)).toBe('said: ***!')
+  })
+
+  it('withholds the secret as a path segment of a redirect, which encodes some characters only', () => {
+    const location = new URL(`https://idp.test/cb/${SECRET}?state=1`).href
+    expect(location).toContain("%22q%3Cu&o'te=d%20sp@ce%41%C3%BC!tail")
+    // Its %41 is the secret's own: what is left after the *** is less than 12 characters of it.
+    const out = redact(location)
+    expect(out).toMatch(/^https:\/\/idp\.test\/cb\/\*\*\*.{0,20}\?state=1$/)
+    expect(holdsSecret(out)).toBe(false)
+  })
+
+  it.each([
+    ['base64, at byte offset 0 of a longer blob', base64At('', 'base64')],
+    ['base64, at byte offset 1', base64At('x', 'base64')],
+    ['base64, at byte offset 2', base64At('xy', 'base64')],
+    ['base64url, at byte offset 1', base64At('x', 'base64url')],
+    ['base64url, at byte offset 2', base64At('xy', 'base64url')],
+    ['base64 of user:secret (HTTP Basic)', Buffer.from(`client-id:${SECRET}`).toString('base64')],
+    ['base64 after other base64 characters', `/v12/${Buffer.from(SECRET).toString('base64url')}`]
+  ])('withholds the secret as %s, and keeps what is not it', (_form, blob) => {
+    const out = redact(`{"blob":"${blob}"}`)
+    expect(out).toMatch(/^\{"blob":"[A-Za-z0-9+/_=-]*\*\*\*[A-Za-z0-9+/_=-]*"\}$/)
+    expect(Buffer.from(out.split('***')[0].slice(9), 'base64').toString('latin1')).not.toContain(SECRET.slice(0, 12))
+    expect(holdsSecret(out)).toBe(false)
+  })
+
+  const fragment = SECRET.slice(10, 22) // 12 characters: q<u&o'te=d s
+  it.each([
+    ['as given', fragment],
+    ['HTML-escaped', fragment.replace('&', '&amp;').replace("'", '&#39;').replace('<', '&lt;')],
+    ['JSON \\u-escaped', fragment.replace('<', '\\u003c')],
+    ['percent-encoded', encodeURIComponent(fragment)],
+    ['base64', Buffer.from(`..${fragment}..`).toString('base64')]
+  ])('withholds a run of 12 characters of the secret %s', (_form, echoed) => {
+    expect(redact(`said: ${echoed}!`)).toMatch(/^said: [A-Za-z0-9+/]*\*\*\*[A-Za-z0-9+/=]*!$/)
+  })
+
+  it('keeps a run of 11 characters, and text that merely looks encoded', () => {
+    const eleven = SECRET.slice(10, 21)
+    for (const text of [eleven, encodeURIComponent(eleven), '100% &amp; \\u0041 &#39; QUJDREVGR0hJSktMTU5PUA==']) {
+      expect(redact(text)).toBe(text)
+    }
+  })
+
+  it('withholds a short secret whole, in any view, and no part of it', () => {
+    mask('sh0rt+s')
+    expect(redact('a sh0rt+s b sh0rt%2Bs c sh0rt&#43;s d')).toBe('a *** b *** c *** d')
+    expect(redact('sh0rt')).toBe('sh0rt')
+  })
+
+  it('withholds the UTF-8 bytes of a secret in base64, as percent bytes too', () => {
+    expect(redact(Buffer.from(`ab${SECRET}`, 'utf8').toString('base64'))).toMatch(/\*\*\*/)
+    expect(holdsSecret(Buffer.from(SECRET.slice(-14)).toString('base64url'))).toBe(true)
+  })
+})
+
+describe('redactThenCut', () => {
+  captureStdout()
+
+  it('withholds a token across the cut whole: nothing of it is kept up to the cut', () => {
+    const token = Buffer.from(Array.from({ length: 97 }, (_, i) => (i * 37 + 11) % 256)).toString('base64url')
+    expect(token).toHaveLength(130)
+    mask(token)
+    const body = `${'x'.repeat(1000)}${token}${'y'.repeat(1000)}`
+    const { text, cut } = redactThenCut(body, 1000 + 127)
+    expect(cut).toBe(true)
+    expect(text).toBe(`${'x'.repeat(1000)}***${'y'.repeat(124)}`)
+  })
+
+  it('says whether it cut, and never cuts a surrogate pair in two', () => {
+    expect(redactThenCut('short', 10)).toEqual({ text: 'short', cut: false })
+    expect(redactThenCut('ab😀', 3)).toEqual({ text: 'ab', cut: true })
+  })
+})
+
+describe('holdsSecret', () => {
+  captureStdout()
+
+  it('finds a given secret in any form, without registering it', () => {
+    const token = 'eyJ0eXAiOiJKV1QifQ.only-this-token.signature'
+    expect(holdsSecret(Buffer.from(token).toString('base64'), token)).toBe(true)
+    expect(holdsSecret(`x${encodeURIComponent(token)}`, token)).toBe(true)
+    expect(holdsSecret('nothing here', token)).toBe(false)
+    expect(redact(token)).toBe(token)
   })
 })

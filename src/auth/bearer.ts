@@ -1,25 +1,34 @@
 import { formatDuration, isoSeconds } from '../format.js'
 import { Token } from './token.js'
 
-/** How close to its expiry a token is renewed before it is sent. */
+/** How close to its expiry a token is renewed before it is sent, unless it lives less than twice that. */
 export const RENEW_MARGIN_MS = 60_000
+/** The least time a token is sent before it is renewed, however short it lives: bounds the exchanges. */
+export const MIN_TOKEN_USE_MS = 1_000
 
 /**
  * The token the listing and the calls send, kept valid for as long as the work lasts: renewed
- * before it comes within a minute of its expiry (when the step holds credentials to renew it
- * with), and once after a 401 on a token that came from sealed-token (revoked or rotated since).
- * Concurrent callers share one renewal.
+ * before it comes within a minute of its expiry, or within half its life when it lives less than
+ * two minutes (when the step holds credentials to renew it with), and once after a 401 on a token
+ * that came from sealed-token (revoked or rotated since). Concurrent callers share one renewal.
  */
 export class Bearer {
   private renewing: Promise<Token> | undefined
   private recovered = false
+  private token!: Token
+  private receivedAtMs = 0
+  private marginMs = RENEW_MARGIN_MS
+  private warnedShortLife = false
 
   constructor(
-    private token: Token,
+    token: Token,
     private readonly renew: (() => Promise<Token>) | undefined,
     private readonly warn: (message: string) => void,
     private readonly now: () => number = Date.now
-  ) {}
+  ) {
+    this.adopt(token)
+    this.receivedAtMs = -Infinity // the token it starts with may be renewed at once
+  }
 
   /** The token now in use. */
   get latest(): Token {
@@ -29,7 +38,9 @@ export class Bearer {
   /** The token to send now: a fresh one first when this one is about to expire. */
   async current(): Promise<string> {
     const { expiresAtMs } = this.token
-    if (expiresAtMs === undefined || expiresAtMs - this.now() > RENEW_MARGIN_MS) return this.token.accessToken
+    const now = this.now()
+    if (expiresAtMs === undefined || expiresAtMs - now > this.marginMs) return this.token.accessToken
+    if (this.renew && now - this.receivedAtMs < MIN_TOKEN_USE_MS) return this.token.accessToken
     if (!this.renew) {
       if (expiresAtMs > this.now()) return this.token.accessToken
       throw new Error(
@@ -61,7 +72,7 @@ export class Bearer {
   private refresh(): Promise<Token> {
     this.renewing ??= this.renew!().then(
       token => {
-        this.token = token
+        this.adopt(token)
         this.renewing = undefined
         return token
       },
@@ -71,5 +82,25 @@ export class Bearer {
       }
     )
     return this.renewing
+  }
+
+  /** Takes a token into use, with the margin its life allows. */
+  private adopt(token: Token): void {
+    this.token = token
+    this.receivedAtMs = this.now()
+    if (token.expiresAtMs === undefined) return
+    // Its life as the identity provider stated it (a sealed token may have little of it left), else
+    // what is left of it now.
+    const leftMs = token.expiresAtMs - this.receivedAtMs
+    const lifeMs = Math.max(0, token.expiresInSeconds === undefined ? leftMs : token.expiresInSeconds * 1000)
+    this.marginMs = Math.min(RENEW_MARGIN_MS, lifeMs / 2)
+    if (lifeMs <= RENEW_MARGIN_MS && this.renew && token.source === 'exchange' && !this.warnedShortLife) {
+      this.warnedShortLife = true
+      this.warn(
+        `The identity provider issued a token that lasts ${formatDuration(lifeMs / 1000)}, within the minute before ` +
+          'expiry at which tokens are renewed: it is renewed at half its life instead, so long work exchanges ' +
+          'credentials often. Ask the identity provider for a longer token lifetime for this client.'
+      )
+    }
   }
 }

@@ -7,6 +7,8 @@ import { ASSERTION_TYPE } from './private-key-jwt.js'
 
 /** Entra ID's audience for workload identity federation: the default of oidc-audience. */
 export const DEFAULT_OIDC_AUDIENCE = 'api://AzureADTokenExchange'
+/** A compact JWS: three base64url parts and nothing else (no line break, no space, no padding). */
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 const PERMISSION = 'add "permissions: id-token: write" to the job (or the workflow)'
 
 /** Where the runner hands out the job's OIDC ID token: set only with id-token: write. */
@@ -70,8 +72,8 @@ async function fetchIdToken(transport: Transport, source: IdTokenSource, audienc
         : 'The runner failed to issue an ID token: re-run the job.',
     parse: res => {
       const value = parseJsonObject(res.body.toString('utf8'))?.value
-      if (typeof value !== 'string' || value.split('.').length !== 3) {
-        throw new ResponseError("the runner's response has no ID token (a JWT in value)")
+      if (typeof value !== 'string' || !JWT.test(value)) {
+        throw new ResponseError("the runner's response has no ID token (a JWT in value: three base64url parts)")
       }
       mask(value)
       return value

@@ -7,6 +7,8 @@ export interface AttemptRequest {
   readonly headers: Readonly<Record<string, string | number>>
   readonly body?: string
   readonly maxBytes: number
+  /** Keep only the first keepBytes of the body in memory; the rest is counted as it arrives, and dropped. */
+  readonly keepBytes?: number
 }
 
 export interface AttemptLimits {
@@ -27,6 +29,10 @@ export interface RawResponse {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders
   readonly body: Buffer
+  /** With keepBytes: the whole body's size as it arrived. */
+  readonly bodyBytes?: number
+  /** With keepBytes: set when `body` is only the first keepBytes of it. */
+  readonly truncated?: true
 }
 
 const TLS_TRUST_CODES = new Set([
@@ -39,12 +45,15 @@ const TLS_TRUST_CODES = new Set([
   'CERT_SIGNATURE_FAILURE'
 ])
 
+const NOT_TLS = /wrong version number|packet length too long|unknown protocol|http request/i
+
 /**
  * One request on the wire: deadlines for the whole attempt and for silence, a cap on the body,
  * and no redirect followed. Rejects with an AttemptError, whose failure says what happened.
  */
 export function attempt(request: AttemptRequest, connection: Connection, limits: AttemptLimits): Promise<RawResponse> {
   const { url, maxBytes, body } = request
+  const keepBytes = request.keepBytes ?? Infinity
   const { timeoutMs, idleMs } = limits
   const headers =
     body === undefined ? request.headers : { ...request.headers, 'Content-Length': Buffer.byteLength(body) }
@@ -86,17 +95,25 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
         }
         const chunks: Buffer[] = []
         let size = 0
+        let kept = 0
         res.on('data', (chunk: Buffer) => {
           activeAt = performance.now()
           size += chunk.length
-          if (size > maxBytes) fail({ kind: 'too-large', maxBytes })
-          else chunks.push(chunk)
+          if (size > maxBytes) return fail({ kind: 'too-large', maxBytes })
+          if (kept >= keepBytes) return
+          // The part kept of the chunk that crosses keepBytes is copied: a view would hold all of it.
+          const part = kept + chunk.length > keepBytes ? Buffer.from(chunk.subarray(0, keepBytes - kept)) : chunk
+          chunks.push(part)
+          kept += part.length
         })
         res.on('end', () => {
           if (settled) return
           settled = true
           clearTimeout(timer)
-          resolve({ status, headers: res.headers, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) })
+          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, kept)
+          if (request.keepBytes === undefined) resolve({ status, headers: res.headers, body })
+          else if (size > kept) resolve({ status, headers: res.headers, body, bodyBytes: size, truncated: true })
+          else resolve({ status, headers: res.headers, body, bodyBytes: size })
         })
         res.on('error', err => fail(socketFailure(err, url, connection.proxy)))
         res.on('aborted', () => fail({ kind: 'aborted' }))
@@ -136,5 +153,8 @@ function socketFailure(err: Error & { code?: string }, url: URL, proxy: string |
     return { kind: 'tls-invalid', code, detail: err.message }
   }
   if (code === 'ENOTFOUND') return { kind: 'dns', hostname: url.hostname }
+  // OpenSSL reading an answer that is not a TLS record: plain HTTP, or another protocol.
+  const notTls = url.protocol === 'https:' && NOT_TLS.exec(err.message)
+  if (notTls) return { kind: 'not-tls', reason: notTls[0] }
   return { kind: 'network', code, detail: err.message, proxy }
 }

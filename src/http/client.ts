@@ -3,7 +3,7 @@ import { redact } from '../secrets.js'
 import { Agents } from './agents.js'
 import { attempt } from './attempt.js'
 import { AttemptError, describeFailure, RequestError, ServerWaitError } from './errors.js'
-import { decide, DEFAULT_POLICY, Outcome, RetryPolicy } from './policy.js'
+import { decide, DEFAULT_POLICY, Outcome, RetryPolicy, sharedPause } from './policy.js'
 
 export interface HttpRequest {
   readonly method: string
@@ -11,7 +11,13 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>
   /** A function gives a fresh body for every attempt (a client assertion may be used only once). */
   readonly body?: string | (() => string)
+  /** A longer response body fails the attempt ('too-large'). */
   readonly maxBytes: number
+  /**
+   * Keep only the first keepBytes of the body: the rest is counted as it arrives and dropped, so
+   * memory does not follow the server's body. The response then has bodyBytes, and truncated when cut.
+   */
+  readonly keepBytes?: number
   /** The request in retry lines: "token request", "targets request (page 2)". */
   readonly label: string
   /**
@@ -26,6 +32,10 @@ export interface HttpResponse {
   readonly headers: http.IncomingHttpHeaders
   readonly body: Buffer
   readonly attempts: number
+  /** With keepBytes: the whole body's size in bytes, as it arrived. */
+  readonly bodyBytes?: number
+  /** With keepBytes: set when `body` holds only the first keepBytes of it. */
+  readonly truncated?: true
 }
 
 /**
@@ -113,12 +123,12 @@ export class Http implements Transport {
         )
       }
       const now = this.now()
-      const decision = decide(
-        outcome,
-        { attempt: n, elapsedMs: now - first, nowMs: now, random: this.random() },
-        this.policy,
-        request.idempotent !== false
-      )
+      const progress = { attempt: n, elapsedMs: now - first, nowMs: now, random: this.random() }
+      const decision = decide(outcome, progress, this.policy, request.idempotent !== false)
+      // Every request through the gate waits out a rate limit, not only the one that met it, and
+      // also when this one is not tried again (its last attempt, or a wait longer than it takes).
+      const pauseMs = gate && sharedPause(outcome, progress, this.policy)
+      if (pauseMs) gate!.pause(pauseMs)
       if (!decision.retry) {
         if (decision.why === 'server-wait') {
           throw new ServerWaitError(
@@ -132,8 +142,6 @@ export class Http implements Transport {
         const failure = (outcome as AttemptError).failure
         throw new RequestError(failure, n, decision.why === 'window' ? this.policy.windowMs : undefined)
       }
-      // Every request through the gate waits out a rate limit, not only the one that met it.
-      if (decision.serverAsked || response?.status === 429) gate?.pause(decision.waitMs)
       const reason = response
         ? `HTTP ${statusText(response.status)}`
         : describeFailure((outcome as AttemptError).failure, request.url)

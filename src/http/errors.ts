@@ -20,6 +20,8 @@ export type TransportFailure =
   /** The certificate is trusted but not valid for this host or time. */
   | { readonly kind: 'tls-invalid'; readonly code: string; readonly detail: string }
   | { readonly kind: 'dns'; readonly hostname: string }
+  /** An https:// URL at a server that did not answer in TLS (most often plain HTTP on that port). */
+  | { readonly kind: 'not-tls'; readonly reason: string }
   /** Any other socket error, with Node's code and message, and the proxy it went through. */
   | { readonly kind: 'network'; readonly code: string; readonly detail: string; readonly proxy?: string }
 
@@ -60,8 +62,12 @@ export class ServerWaitError extends Error {
   }
 }
 
-/** What happened, as a fact for a message or a retry line: no advice (the operation adds that). */
-export function describeFailure(failure: TransportFailure, url: URL): string {
+/**
+ * What happened, as a fact for a message or a retry line: no advice (the operation adds that).
+ * `urlInput`, the input the URL came from, is named where a wrong URL is the likely cause.
+ */
+export function describeFailure(failure: TransportFailure, url: URL, urlInput?: string): string {
+  const check = urlInput ? `; check the ${urlInput} input` : ''
   switch (failure.kind) {
     case 'timeout':
       return `no complete response within ${failure.ms / 1000} s (timeout-seconds)`
@@ -76,12 +82,25 @@ export function describeFailure(failure: TransportFailure, url: URL): string {
     case 'tls-untrusted':
       return `the TLS certificate of ${url.host} is not trusted by this machine (${failure.code})`
     case 'tls-invalid':
-      return `the TLS certificate of ${url.host} is not valid (${failure.code}): ${failure.detail}`
+      return `the TLS certificate of ${url.host} is not valid (${failure.code}): ${firstLine(failure.detail)}`
     case 'dns':
-      return `the host ${failure.hostname} could not be resolved (ENOTFOUND)`
+      return `the host ${failure.hostname} could not be resolved (ENOTFOUND)${check}`
+    case 'not-tls':
+      return (
+        `the server at ${url.host} did not answer in TLS (${failure.reason}): it may be a plain-HTTP server` +
+        `${check}${check ? ' (https:// or http://)' : ''}`
+      )
     case 'network':
-      return `${failure.detail || failure.code}${failure.proxy ? ` through the proxy ${failure.proxy}` : ''}`
+      if (failure.code === 'ECONNREFUSED' && !failure.proxy) {
+        return `${url.host} refused the connection (ECONNREFUSED): no server listens on that port${check}`
+      }
+      return `${firstLine(failure.detail) || failure.code}${failure.proxy ? ` through the proxy ${failure.proxy}` : ''}`
   }
+}
+
+/** A socket's message on one line: OpenSSL's end in a line break, which a log shows as %0A. */
+function firstLine(text: string): string {
+  return text.trim().split(/\r?\n/)[0].trim()
 }
 
 /** A URL as messages show it: origin and path, never the query, which may hold a key. */

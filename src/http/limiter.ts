@@ -19,18 +19,27 @@ export class Limiter implements Gate {
   }
 
   async ready(): Promise<void> {
-    // A start slot is taken at once, so that concurrent callers get distinct slots.
-    const now = this.now()
-    const slot = this.intervalMs > 0 ? Math.max(now, this.nextStart) : now
-    this.nextStart = slot + this.intervalMs
     for (;;) {
-      const wait = Math.max(slot, this.pausedUntil) - this.now()
-      if (wait <= 0) return
-      await this.sleep(wait)
+      const paused = this.pausedUntil - this.now()
+      if (paused > 0) {
+        await this.sleep(paused)
+        continue
+      }
+      if (this.intervalMs === 0) return
+      // A start slot is taken at once, so that concurrent callers get distinct slots; after a
+      // pause, callers take them one by one as they wake, so that starts resume at the rate.
+      const now = this.now()
+      const slot = Math.max(now, this.nextStart)
+      this.nextStart = slot + this.intervalMs
+      if (slot > now) await this.sleep(slot - now)
+      // A pause that began while this caller waited for its slot: a fresh slot after it.
+      if (this.pausedUntil <= this.now()) return
     }
   }
 
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms)
+    // Slots taken before the pause and falling in it are given up; none is given twice.
+    this.nextStart = Math.max(this.nextStart, this.pausedUntil)
   }
 }

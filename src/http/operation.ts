@@ -83,14 +83,12 @@ export function operationFailure(
   }
   if (!(err instanceof RequestError)) return err
   const { failure } = err
-  let what = describeFailure(failure, request.url)
+  let what = describeFailure(failure, request.url, operation.urlInput ?? 'URL')
   if (failure.kind === 'redirect') {
     what += `; ${operation.redirect}. Set the input to the address the redirect points at, if you trust it.`
   } else if (failure.kind === 'tls-untrusted') {
     what +=
       '. If it is issued by an internal CA, set NODE_EXTRA_CA_CERTS to the path of that CA certificate (PEM) in the job env.'
-  } else if (failure.kind === 'dns') {
-    what += `; check the ${operation.urlInput ?? 'URL'} input`
   }
   if (err.windowMs !== undefined) what += `; retries stop ${err.windowMs / 1000} s after the first attempt`
   const tries = err.attempts > 1 ? ` (after ${err.attempts} attempts)` : ''

@@ -17,13 +17,19 @@ export interface RetryPolicy {
   readonly backoffCapMs: number
   /** The longest wait a server may ask for (Retry-After, x-ratelimit-reset) that the step sits out. */
   readonly maxServerWaitMs: number
+  /**
+   * No retry of a refused connection starts later than this after the first attempt: nothing
+   * listens on that port, which a restart explains for seconds and a wrong URL for ever.
+   */
+  readonly refusedWindowMs: number
 }
 
 export const DEFAULT_POLICY: Omit<RetryPolicy, 'maxAttempts'> = {
   windowMs: 45_000,
   backoffBaseMs: 1_500,
   backoffCapMs: 20_000,
-  maxServerWaitMs: 60_000
+  maxServerWaitMs: 60_000,
+  refusedWindowMs: 5_000
 }
 
 /** What one attempt gave: a response (its status and headers), or a failure without one. */
@@ -43,7 +49,7 @@ export interface Progress {
 
 export type Decision =
   /** Use the outcome as it is: a success, a final status or failure, or the last attempt. */
-  | { readonly retry: false; readonly why: 'final' | 'attempts' | 'window' }
+  | { readonly retry: false; readonly why: 'final' | 'attempts' | 'window' | 'refused' }
   /** The server asks for a longer wait than the step sits out. */
   | { readonly retry: false; readonly why: 'server-wait'; readonly waitMs: number }
   | { readonly retry: true; readonly waitMs: number; readonly serverAsked: boolean }
@@ -106,7 +112,23 @@ export function decide(outcome: Outcome, progress: Progress, policy: RetryPolicy
   const waitMs = backoff(attempt, progress.random, policy)
   // Our own backoff stops at the window, so that a service that stays down fails in bounded time.
   if (attempt > 1 && elapsedMs + waitMs > policy.windowMs) return { retry: false, why: 'window' }
+  const refused = 'failure' in outcome && outcome.failure.kind === 'network' && outcome.failure.code === 'ECONNREFUSED'
+  if (refused && attempt > 1 && elapsedMs + waitMs > policy.refusedWindowMs) return { retry: false, why: 'refused' }
   return { retry: true, waitMs, serverAsked: false }
+}
+
+/**
+ * How long every request that shares a gate holds back after this outcome, whether or not this
+ * request is tried again: after a 429 (the wait the server asked for, else this attempt's backoff),
+ * and after any other retried status that says when to come back (a 503 with Retry-After). At
+ * most maxServerWaitMs: a longer wait fails the request that met it, not every other one.
+ */
+export function sharedPause(outcome: Outcome, progress: Progress, policy: RetryPolicy): number | undefined {
+  // Most outcomes are successes: they are told apart before any header is read.
+  if (!('status' in outcome) || !RETRIED_STATUSES.has(outcome.status)) return undefined
+  const asked = serverRequestedWait(outcome.headers, progress.nowMs)
+  if (outcome.status !== 429 && asked === undefined) return undefined
+  return Math.min(asked ?? backoff(progress.attempt, progress.random, policy), policy.maxServerWaitMs)
 }
 
 /** Exponential backoff with "equal jitter": never less than half the step, so retries spread over time. */
@@ -135,7 +157,8 @@ export function parseRetryAfter(value: string, nowMs: number): number | undefine
   if (/^\d{1,10}$/.test(text)) return Number(text) * 1000
   if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return undefined
   const at = Date.parse(text)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs)
+  // A date already past says nothing of when to come back, as a past reset does: the backoff applies.
+  return Number.isNaN(at) || at <= nowMs ? undefined : at - nowMs
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -26,6 +26,8 @@ interface FieldCheck {
   readonly path: readonly string[]
   /** Only ever a whole body value: any JSON value fills it, an object too. */
   readonly anyValue: boolean
+  /** In the path: its value becomes a segment, which must not be empty. */
+  readonly inPath: boolean
 }
 
 export class CallInputError extends Error {}
@@ -98,13 +100,19 @@ export function parseCall(call: string, body: string): CallSpec {
     }
   }
   note(path)
+  const inPath = new Set(fields.keys())
   const bodyTemplate = parsedBody === undefined ? undefined : compileBody(parsedBody, note)
   return {
     method,
     path,
     body: bodyTemplate,
     fields: [...fields.keys()],
-    checks: [...fields].map(([name, anyValue]) => ({ name, path: name.split('.'), anyValue }))
+    checks: [...fields].map(([name, anyValue]) => ({
+      name,
+      path: name.split('.'),
+      anyValue,
+      inPath: inPath.has(name)
+    }))
   }
 }
 
@@ -122,20 +130,33 @@ function compileBody(value: unknown, note: (parts: readonly Part[]) => void): un
   return value
 }
 
-/** A field of a target: undefined when absent (or the target is not an object). */
+/** A field of a target: undefined when absent (or the target is not an object). Own fields only. */
 export function fieldOf(target: unknown, field: readonly string[]): unknown {
   let value: unknown = target
   for (const name of field) {
     if (!value || typeof value !== 'object' || Array.isArray(value) || isRawNumber(value)) return undefined
+    // {constructor} or {toString} is no field of a target: never one of its prototype's.
+    if (!Object.hasOwn(value, name)) return undefined
     value = (value as Record<string, unknown>)[name]
   }
   return value
 }
 
-/** Why a target cannot fill a placeholder used inside text (path or longer strings), or undefined. */
-export function unusable(value: unknown): string | undefined {
+// A lone surrogate: text that is not well-formed, which no URL can carry (encodeURIComponent throws).
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * Why a target cannot fill a placeholder used inside text (path or longer strings), or undefined.
+ * In the path, a value must also make a segment: never empty, null or a boolean.
+ */
+export function unusable(value: unknown, inPath = false): string | undefined {
   if (value === undefined) return 'lacks'
   if (value !== null && typeof value === 'object' && !isRawNumber(value)) return 'holds an object or array in'
+  if (typeof value === 'string' && LONE_SURROGATE.test(value))
+    return 'holds text that is not well-formed (a lone surrogate) in'
+  if (!inPath) return undefined
+  if (value === '') return 'holds an empty string in'
+  if (value === null || typeof value === 'boolean') return `holds ${String(value)} in`
   return undefined
 }
 
@@ -186,7 +207,7 @@ export function missingFields(spec: CallSpec, target: unknown): string[] {
   const problems: string[] = []
   for (const check of spec.checks) {
     const value = fieldOf(target, check.path)
-    const why = check.anyValue ? (value === undefined ? 'lacks' : undefined) : unusable(value)
+    const why = check.anyValue ? (value === undefined ? 'lacks' : undefined) : unusable(value, check.inPath)
     if (why) problems.push(`${why} {${check.name}}`)
   }
   return problems

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Bearer } from '../auth/bearer.js'
 import { Http } from '../http/client.js'
 import { parseExact } from '../json.js'
-import { excerpt } from '../secrets.js'
+import { excerpt, holdsSecret } from '../secrets.js'
 import { joinPath } from '../url.js'
 import { OperationError, perform, ResponseError } from '../http/operation.js'
 
@@ -47,8 +47,9 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
         advice: status => adviceFor(status, options.baseUrl, current),
         parse: res => {
           const text = res.body.toString('utf8')
-          // The token echoed into target data would be written to targets and targets-file in the clear.
-          if (token.length >= 8 && text.includes(token)) {
+          // The token echoed into target data, in any form redaction finds (raw, escaped, base64,
+          // base64url, 12 characters of it), would be written to targets and targets-file.
+          if (holdsSecret(text, token)) {
             throw new ResponseError(
               `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, token)}; ` +
                 'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
@@ -82,7 +83,7 @@ export async function listTargets(http: Http, options: ListOptions): Promise<num
 /** Where in the targets a secret stands, as a path: " at targets[3].owner.note". */
 function secretPath(targets: unknown[], secret: string): string {
   const walk = (value: unknown, path: string): string | undefined => {
-    if (typeof value === 'string') return value.includes(secret) ? path : undefined
+    if (typeof value === 'string') return holdsSecret(value, secret) ? path : undefined
     if (!value || typeof value !== 'object') return undefined
     for (const [key, child] of Object.entries(value)) {
       const found = walk(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${excerpt(key, 40)}`)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { createReadStream, readdirSync, statSync } from 'node:fs'
+import { createReadStream, readdirSync, Stats, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { formatCount } from '../format.js'
@@ -15,6 +15,8 @@ export const BATCH = 200
 const CHUNK_BYTES = 16 * 1024
 /** One target's JSON at the most: a longer one is not a target this action wrote. */
 const MAX_TARGET_CHARS = 16 * 1024 * 1024
+/** The deepest nesting of a target: deeper JSON would overflow the stack of every later step. */
+export const MAX_DEPTH = 512
 
 export class SnapshotError extends Error {
   constructor(detail: string) {
@@ -36,6 +38,12 @@ export function snapshotPath(given: string): string {
     )
   }
   if (stats.isFile()) return given
+  // A FIFO, a device or a socket (or a link to one) would block the read or never end.
+  if (!stats.isDirectory()) {
+    throw new SnapshotError(
+      `${given} is neither a file nor a directory (a ${kindOf(stats)}). Give the targets-file of an earlier step, downloaded as an artifact.`
+    )
+  }
   const files = readdirSync(given, { withFileTypes: true }).filter(e => e.isFile() && e.name.endsWith('.json'))
   if (files.length !== 1) {
     const found =
@@ -50,6 +58,12 @@ export function snapshotPath(given: string): string {
     )
   }
   return join(given, files[0].name)
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'FIFO'
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'device'
+  return stats.isSocket() ? 'socket' : 'special file'
 }
 
 export interface SnapshotRead {
@@ -119,8 +133,8 @@ class ArraySplitter {
       const c = text.charCodeAt(i)
       if (this.state === 'before') {
         if (isSpace(c)) continue
-        if (c !== 0x5b)
-          throw new SnapshotError(`the file is not a JSON array of targets (it starts with "${text[i]}").`)
+        // Never quoted: an error shows no byte of the file.
+        if (c !== 0x5b) throw new SnapshotError('the file is not a JSON array of targets (it does not start with [).')
         this.state = 'elements'
         start = i + 1
         continue
@@ -136,8 +150,13 @@ class ArraySplitter {
         continue
       }
       if (c === 0x22) this.inString = true
-      else if (c === 0x5b || c === 0x7b) this.depth++
-      else if ((c === 0x5d || c === 0x7d) && this.depth > 0) this.depth--
+      else if (c === 0x5b || c === 0x7b) {
+        if (++this.depth > MAX_DEPTH) {
+          throw new SnapshotError(
+            `the file nests JSON more than ${MAX_DEPTH} levels deep in target ${formatCount(this.seen + 1)}: it is not a targets file of this action.`
+          )
+        }
+      } else if ((c === 0x5d || c === 0x7d) && this.depth > 0) this.depth--
       else if (this.depth === 0 && (c === 0x2c || c === 0x5d)) {
         const element = (this.current + text.slice(start, i)).trim()
         this.current = ''

@@ -1,4 +1,4 @@
-import { Bearer, RENEW_MARGIN_MS } from '../../src/auth/bearer.js'
+import { Bearer, MIN_TOKEN_USE_MS, RENEW_MARGIN_MS } from '../../src/auth/bearer.js'
 import { Token } from '../../src/auth/token.js'
 
 const NOW = Date.parse('2026-11-23T06:00:00Z')
@@ -62,5 +62,54 @@ describe('Bearer', () => {
     await expect(sealed.recover('sealed-1')).resolves.toBe('fresh-1') // a call that still held the old one
     await expect(bearer(token('exchanged', 3_600_000)).recover('exchanged')).resolves.toBeUndefined()
     expect(renewals).toBe(1)
+  })
+
+  it.each([
+    [60_000, 2000, 50, 4],
+    [30_000, 2000, 50, 7],
+    [10_000, 2000, 25, 10]
+  ])(
+    'renews a token that lives %i ms at half its life, not before every call, and warns once',
+    async (lifeMs, calls, msPerCall, most) => {
+      let exchanges = 0
+      const b = new Bearer(
+        token('short-0', lifeMs),
+        async () => token(`short-${++exchanges}`, lifeMs),
+        m => warnings.push(m),
+        () => clock.now
+      )
+      for (let i = 0; i < calls; i++) {
+        await b.current()
+        clock.now += msPerCall
+      }
+      // The work lasts calls * msPerCall; a renewal every lifeMs / 2.
+      expect(exchanges).toBeLessThanOrEqual(most)
+      expect(exchanges).toBeGreaterThanOrEqual(Math.floor((calls * msPerCall) / lifeMs))
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(/^The identity provider issued a token that lasts (\d+ s|1 min), within the minute/)
+    }
+  )
+
+  it('uses even a token that is expired when it arrives for a second before exchanging again', async () => {
+    let exchanges = 0
+    const b = new Bearer(
+      token('old', 30 * 60_000),
+      async () => token(`dead-${++exchanges}`, 0),
+      m => warnings.push(m),
+      () => clock.now
+    )
+    clock.now += 30 * 60_000
+    for (let i = 0; i < 1000; i++) {
+      await b.current()
+      clock.now += 10
+    }
+    expect(exchanges).toBe(Math.ceil((1000 * 10) / MIN_TOKEN_USE_MS))
+  })
+
+  it('does not warn of a short life for a sealed or given token', async () => {
+    const sealed = bearer(token('sealed', 30_000, 'sealed'))
+    await expect(sealed.current()).resolves.toBe('sealed')
+    bearer(token('given', 30_000, 'input'), false)
+    expect(warnings).toEqual([])
   })
 })

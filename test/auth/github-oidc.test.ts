@@ -40,4 +40,23 @@ describe('github-oidc', () => {
     expect(auth.keyMaterial()).toBeUndefined()
     expect(auth.bound).toEqual({ audience: 'api://aud', method: 'github-oidc' })
   })
+
+  it.each([
+    ['a value with a line after it', 'h.p.s\nmore'],
+    ['a value with a line break inside', 'h.p\n.s'],
+    ['four parts', 'h.p.s.x'],
+    ['an empty signature', 'h.p.'],
+    ['padding', 'h.p=.s'],
+    ['a space', 'h.p .s'],
+    ['no value', undefined]
+  ])('refuses an ID token that is not three base64url parts: %s', async (_what, value) => {
+    const transport: Transport = {
+      send: async () =>
+        ({ status: 200, headers: {}, body: Buffer.from(JSON.stringify({ value })), attempts: 1 }) as HttpResponse
+    }
+    const auth = githubOidc({ url: 'https://r.test/t', requestToken: 'req-tok-1' }, 'api://aud')
+    await expect(auth.proof('client-1', new URL('https://idp.test/token'), transport)).rejects.toThrow(
+      "Failed to get the job's OIDC ID token from GitHub: the runner's response has no ID token (a JWT in value: three base64url parts)"
+    )
+  })
 })

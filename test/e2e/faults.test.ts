@@ -169,7 +169,19 @@ describe.each([false, true])('faults (debug %s)', debug => {
     try {
       expectFailure(
         run,
-        /Failed to exchange client credentials for a token: POST http:\/\/127\.0\.0\.1:\d+ failed \(after 2 attempts\): connect ECONNREFUSED/
+        /Failed to exchange client credentials for a token: POST http:\/\/127\.0\.0\.1:\d+ failed \(after 2 attempts\): 127\.0\.0\.1:\d+ refused the connection \(ECONNREFUSED\): no server listens on that port; check the auth-url input$/m
+      )
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('says that an https:// base-url at a plain-HTTP server did not answer in TLS, naming the input', async () => {
+    const { run } = await timed({ 'base-url': api.url.replace('http:', 'https:') }, debug)
+    try {
+      expectFailure(
+        run,
+        /^::error::Failed to list targets: GET https:\/\/127\.0\.0\.1:\d+ failed: the server at 127\.0\.0\.1:\d+ did not answer in TLS \(wrong version number\): it may be a plain-HTTP server; check the base-url input \(https:\/\/ or http:\/\/\)$/
       )
     } finally {
       run.cleanup()

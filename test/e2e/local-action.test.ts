@@ -36,6 +36,7 @@ describe('npm run local-action', () => {
     expect(output).toContain('Listed 5 targets')
     expect(output).toContain('  token: ***')
     expect(output).toContain('  target-count: 5')
+    expect(output).not.toContain('No outputs were set!')
     expect(output).not.toContain(DEMO_CLIENT.secret)
     expect(leftovers()).toEqual(before)
   })

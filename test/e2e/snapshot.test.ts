@@ -173,7 +173,20 @@ describe('targets-from: one listing per run', () => {
     [
       'an object',
       (d: string) => (writeFileSync(join(d, 't.json'), '{"targets":[]}'), join(d, 't.json')),
-      /is not a JSON array of targets \(it starts with "\{"\)/
+      /is not a JSON array of targets \(it does not start with \[\)/
+    ],
+    [
+      'a device',
+      () => '/dev/null',
+      /^::error::Input targets-from: \/dev\/null is neither a file nor a directory \(a device\)/
+    ],
+    [
+      'nested 100,000 deep',
+      (d: string) => (
+        writeFileSync(join(d, 't.json'), `[${'['.repeat(100_000)}${']'.repeat(100_000)}]`),
+        join(d, 't.json')
+      ),
+      /^::error::Input targets-from: the file nests JSON more than 512 levels deep in target 1/
     ],
     [
       'a truncated array',

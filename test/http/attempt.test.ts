@@ -80,6 +80,35 @@ describe('attempt', () => {
     expect(exact.body).toHaveLength(2000)
   })
 
+  it('keeps only the first keepBytes of a body, counts the rest as it streams, and says it cut', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200)
+      for (let i = 0; i < 64; i++) res.write(Buffer.alloc(1024, i % 2 ? 'b' : 'a'))
+      res.end('end')
+    })
+    const cut = await attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits)
+    expect(cut.body.toString()).toBe(`${'a'.repeat(1024)}${'b'.repeat(476)}`)
+    expect(cut).toMatchObject({ status: 200, bodyBytes: 64 * 1024 + 3, truncated: true })
+    const whole = await attempt({ ...get(url, 1024 * 1024), keepBytes: 64 * 1024 + 3 }, connection, limits)
+    expect(whole.body).toHaveLength(64 * 1024 + 3)
+    expect(whole.bodyBytes).toBe(64 * 1024 + 3)
+    expect(whole.truncated).toBeUndefined()
+    const plain = await attempt(get(url, 1024 * 1024), connection, limits)
+    expect(plain).not.toHaveProperty('bodyBytes')
+  })
+
+  it('still refuses a body over maxBytes when it keeps only part of it', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200)
+      res.write('x'.repeat(1000))
+      res.end('x'.repeat(1000))
+    })
+    await expect(failureOf(attempt({ ...get(url, 1500), keepBytes: 10 }, connection, limits))).resolves.toEqual({
+      kind: 'too-large',
+      maxBytes: 1500
+    })
+  })
+
   it('gives up on a server that never answers: at the idle limit, or at the attempt limit when that is shorter', async () => {
     const url = await serve(() => undefined)
     await expect(failureOf(attempt(get(url), connection, { timeoutMs: 5000, idleMs: 50 }))).resolves.toEqual({
@@ -146,6 +175,20 @@ describe('attempt', () => {
     expect(failure).toEqual(
       expect.objectContaining({ kind: expect.stringMatching(/^(aborted|network)$/) as unknown as string })
     )
+  })
+
+  it("says that a server at an https:// URL did not answer in TLS, without OpenSSL's text", async () => {
+    const url = await serve((_req, res) => res.end('plain'))
+    const https = await import('node:https')
+    const tlsAgent = new https.Agent({ keepAlive: false })
+    try {
+      const failure = await failureOf(
+        attempt(get(new URL(url.href.replace('http:', 'https:'))), { request: https.request, agent: tlsAgent }, limits)
+      )
+      expect(failure).toEqual({ kind: 'not-tls', reason: 'wrong version number' })
+    } finally {
+      tlsAgent.destroy()
+    }
   })
 
   it('names the socket error and the proxy it went through', async () => {

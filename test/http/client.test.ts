@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import nock from 'nock'
-import { Http, HttpRequest, HttpResponse } from '../../src/http/client.js'
+import { Gate, Http, HttpRequest, HttpResponse } from '../../src/http/client.js'
 import { DEFAULT_POLICY } from '../../src/http/policy.js'
 import { operationFailure } from '../../src/http/operation.js'
 import { recordingHttp } from '../helpers.js'
@@ -160,14 +160,15 @@ describe('retry policy', () => {
     const { http, infos } = recordingHttp()
     const res = await send(http, get())
     expect(res.status).toBe(200)
-    expect(infos[0]).toContain(`attempt 1 of 3 (connect ${code})`)
+    const said = code === 'ECONNREFUSED' ? 'api.example.test refused the connection (ECONNREFUSED)' : `connect ${code}`
+    expect(infos[0]).toContain(`attempt 1 of 3 (${said}`)
   })
 
   it('names the request, the origin and the attempts when connection errors persist', async () => {
     nock(ORIGIN).get('/v1/targets').times(3).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
     const { http } = recordingHttp()
     await expect(send(http, get())).rejects.toThrow(
-      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): connect ECONNREFUSED'
+      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): api.example.test refused the connection (ECONNREFUSED): no server listens on that port; check the URL input'
     )
   })
 
@@ -270,6 +271,30 @@ function clocked(overrides: Parameters<typeof recordingHttp>[0] = {}) {
   return { ...recorded, clock }
 }
 
+describe('the shared pause', () => {
+  /** A gate that records the pauses asked of it. */
+  const gate = (): Gate & { pauses: number[] } => {
+    const pauses: number[] = []
+    return { pauses, ready: async () => undefined, pause: ms => void pauses.push(ms) }
+  }
+
+  it.each([
+    ['a 429 that is retried: the wait it asked for', [429, { 'Retry-After': '2' }], 3, [2000]],
+    ['a 429 on the last attempt: the backoff it would have had', [429, {}], 1, [1125]],
+    ['a 429 asking for longer than the step waits: 60 s', [429, { 'Retry-After': '3600' }], 3, [60_000]],
+    ['a 503 with a wait on the last attempt: that wait', [503, { 'Retry-After': '5' }], 1, [5000]],
+    ['a 503 without a wait: none', [503, {}], 1, []],
+    ['a 500: none', [500, {}], 1, []]
+  ] as const)('pauses every request through the gate after %s', async (_what, [code, headers], maxAttempts, pauses) => {
+    nock(ORIGIN).get('/v1/targets').reply(code, '', headers).get('/v1/targets').reply(200, '[]')
+    const { http } = recordingHttp({ maxAttempts })
+    const shared = gate()
+    await http.send(get(), shared).catch(() => undefined)
+    expect(shared.pauses).toEqual(pauses)
+    nock.cleanAll()
+  })
+})
+
 describe('retry window', () => {
   it('returns the last response once the next retry would start over 45 s after the first', async () => {
     nock(ORIGIN).get('/v1/targets').times(10).reply(503, 'down')
@@ -315,11 +340,20 @@ describe('retry window', () => {
   })
 
   it('names the window when connection errors outlast it', async () => {
-    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
+    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNRESET', 'read ECONNRESET'))
     const { http } = clocked({ maxAttempts: 10, random: () => 1 })
     await expect(send(http, get())).rejects.toThrow(
-      'Failed to list targets: GET https://api.example.test failed (after 6 attempts): connect ECONNREFUSED; retries stop 45 s after the first attempt'
+      'Failed to list targets: GET https://api.example.test failed (after 6 attempts): read ECONNRESET; retries stop 45 s after the first attempt'
     )
+  })
+
+  it('gives up on a refused connection within 5 s: nothing listens on that port', async () => {
+    nock(ORIGIN).get('/v1/targets').times(10).replyWithError(netError('ECONNREFUSED', 'connect ECONNREFUSED'))
+    const { http, waits } = clocked({ maxAttempts: 6, random: () => 1 })
+    await expect(send(http, { ...get() })).rejects.toThrow(
+      'Failed to list targets: GET https://api.example.test failed (after 3 attempts): api.example.test refused the connection (ECONNREFUSED): no server listens on that port; check the URL input'
+    )
+    expect(waits).toEqual([1500, 3000]) // 4.5 s; the next wait would end 10.5 s after the first attempt
   })
 
   it('always makes a second attempt, however long the first took', async () => {
@@ -497,6 +531,14 @@ describe('redirects and size', () => {
     nock(ORIGIN).get('/v1/targets').reply(304, '')
     const { http } = recordingHttp({ maxAttempts: 1 })
     await expect(send(http, get())).resolves.toMatchObject({ status: 304 })
+  })
+
+  it('passes keepBytes to each attempt: the response keeps the head of the body and its size', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(200, 'x'.repeat(5000))
+    const { http } = recordingHttp()
+    const res = await send(http, { ...get(), keepBytes: 100 })
+    expect(res).toMatchObject({ status: 200, bodyBytes: 5000, truncated: true, attempts: 1 })
+    expect(res.body).toHaveLength(100)
   })
 
   it('refuses a streamed body over the cap while it streams', async () => {

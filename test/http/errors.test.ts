@@ -26,9 +26,39 @@ describe('describeFailure', () => {
     [
       { kind: 'network', code: 'ECONNREFUSED', detail: 'connect ECONNREFUSED', proxy: 'http://p.test:3128' },
       'connect ECONNREFUSED through the proxy http://p.test:3128'
+    ],
+    [
+      { kind: 'network', code: 'ECONNREFUSED', detail: 'connect ECONNREFUSED 127.0.0.1:1' },
+      'api.example.test refused the connection (ECONNREFUSED): no server listens on that port'
+    ],
+    [
+      { kind: 'not-tls', reason: 'wrong version number' },
+      'the server at api.example.test did not answer in TLS (wrong version number): it may be a plain-HTTP server'
+    ],
+    [
+      { kind: 'network', code: 'EPROTO', detail: 'write EPROTO 40:error:0A0:SSL routines::bad:\n' },
+      'write EPROTO 40:error:0A0:SSL routines::bad:'
     ]
   ])('states %o as a fact, with no advice', (failure, text) => {
     expect(describeFailure(failure, url)).toBe(text)
+  })
+
+  it.each<[TransportFailure, string]>([
+    [
+      { kind: 'dns', hostname: 'api.example.test' },
+      'the host api.example.test could not be resolved (ENOTFOUND); check the base-url input'
+    ],
+    [
+      { kind: 'network', code: 'ECONNREFUSED', detail: 'connect ECONNREFUSED 127.0.0.1:1' },
+      'api.example.test refused the connection (ECONNREFUSED): no server listens on that port; check the base-url input'
+    ],
+    [
+      { kind: 'not-tls', reason: 'wrong version number' },
+      'the server at api.example.test did not answer in TLS (wrong version number): it may be a plain-HTTP server; check the base-url input (https:// or http://)'
+    ],
+    [{ kind: 'aborted' }, 'the connection closed before the response ended']
+  ])('names the input a wrong URL would explain %o by', (failure, text) => {
+    expect(describeFailure(failure, url, 'base-url')).toBe(text)
   })
 
   it('names a redirect target by origin and path, never its query', () => {

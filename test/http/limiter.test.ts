@@ -15,6 +15,34 @@ function clocked(rate?: number) {
   return { clock, slept, limiter }
 }
 
+/** Time that moves only when every sleeper has been woken in order: concurrent callers, no real waiting. */
+function virtual(rate?: number) {
+  let now = 0
+  const sleepers: { at: number; wake: () => void }[] = []
+  const limiter = new Limiter(
+    rate,
+    () => now,
+    ms => new Promise<void>(wake => sleepers.push({ at: now + ms, wake }))
+  )
+  const settle = () => new Promise(resolve => setImmediate(resolve))
+  const run = async (): Promise<void> => {
+    await settle()
+    while (sleepers.length > 0) {
+      sleepers.sort((a, b) => a.at - b.at)
+      const next = sleepers.shift()!
+      now = Math.max(now, next.at)
+      next.wake()
+      await settle()
+    }
+  }
+  const startsOf = (callers: number): Promise<number[]> => {
+    const starts: number[] = []
+    const all = Promise.all(Array.from({ length: callers }, () => limiter.ready().then(() => starts.push(now))))
+    return run().then(() => all.then(() => starts))
+  }
+  return { limiter, startsOf, at: (ms: number) => (now = ms) }
+}
+
 describe('Limiter', () => {
   it('lets calls through at once with no rate and no pause', async () => {
     const { limiter, slept } = clocked()
@@ -43,5 +71,21 @@ describe('Limiter', () => {
       starts.push(clock.now - start)
     }
     expect(starts).toEqual([0, 250, 500, 750, 1000])
+  })
+
+  it('resumes at the rate after a pause, not in a burst of every caller that waited', async () => {
+    const { limiter, startsOf } = virtual(10)
+    limiter.pause(1000)
+    const starts = await startsOf(20)
+    expect(starts).toEqual(Array.from({ length: 20 }, (_, i) => 1000 + 100 * i))
+  })
+
+  it('gives up the slots a pause falls on, and never gives one slot twice', async () => {
+    const { limiter, startsOf } = virtual(10)
+    const waiting = startsOf(5) // slots at 0 (taken at once), 100, 200, 300 and 400
+    limiter.pause(250) // the slots at 100 and 200 fall in it: theirs come after the last one taken
+    const starts = await waiting
+    expect(starts).toEqual([0, 300, 400, 500, 600])
+    expect(new Set(starts).size).toBe(5)
   })
 })

@@ -5,7 +5,8 @@ import {
   Outcome,
   parseRetryAfter,
   RetryPolicy,
-  serverRequestedWait
+  serverRequestedWait,
+  sharedPause
 } from '../../src/http/policy.js'
 import fc from 'fast-check'
 
@@ -84,12 +85,20 @@ describe('Retry-After parsing', () => {
     ['0', 0],
     ['120', 120_000],
     ['Sun, 22 Nov 2026 06:01:00 GMT', 60_000],
-    ['Sun, 22 Nov 2026 05:00:00 GMT', 0],
+    ['Sun, 22 Nov 2026 05:00:00 GMT', undefined],
+    ['Sun, 22 Nov 2026 06:00:00 GMT', undefined],
+    ['Sun, 22 Nov 2026 06:00:01 GMT', 1000],
     ['soon', undefined],
     ['-5', undefined],
     ['1.5', undefined]
   ])('%s -> %s ms', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected)
+  })
+
+  it('retries after the backoff, not at once, when the Retry-After date is already past', () => {
+    const past = { 'retry-after': 'Sun, 22 Nov 2026 05:59:58 GMT' }
+    expect(decide(status(429, past), progress(1), policy)).toEqual({ retry: true, waitMs: 1125, serverAsked: false })
+    expect(sharedPause(status(429, past), progress(1), policy)).toBe(1125)
   })
 
   it('falls back to x-ratelimit-reset when Retry-After cannot be read', () => {
@@ -161,5 +170,34 @@ describe('a request that is not idempotent (POST, PATCH)', () => {
   ])('is repeated after %o only where the server cannot have acted: %s', (outcome, retried) => {
     expect(isTransient(outcome, false)).toBe(retried)
     expect(decide(outcome, progress(1), policy, false).retry).toBe(retried)
+  })
+})
+
+describe('sharedPause', () => {
+  it.each([
+    [status(429), 1125],
+    [status(429, { 'retry-after': '7' }), 7000],
+    [status(429, { 'retry-after': '7200' }), 60_000],
+    [status(503, { 'retry-after': '3' }), 3000],
+    [status(502, { 'retry-after': '3' }), 3000],
+    [status(503), undefined],
+    [status(400, { 'retry-after': '3' }), undefined],
+    [{ failure: { kind: 'aborted' } } as Outcome, undefined]
+  ])('%j -> %s ms, on any attempt', (outcome, expected) => {
+    expect(sharedPause(outcome, progress(1), policy)).toBe(expected)
+    if (expected !== undefined && expected !== 1125) expect(sharedPause(outcome, progress(6), policy)).toBe(expected)
+  })
+})
+
+describe('a refused connection', () => {
+  const refused: Outcome = { failure: { kind: 'network', code: 'ECONNREFUSED', detail: 'connect ECONNREFUSED' } }
+
+  it('is retried within 5 s of the first attempt only: nothing listens on that port', () => {
+    expect(decide(refused, progress(1, 0, 1), policy)).toEqual({ retry: true, waitMs: 1500, serverAsked: false })
+    expect(decide(refused, progress(2, 1500, 1), policy)).toEqual({ retry: true, waitMs: 3000, serverAsked: false })
+    expect(decide(refused, progress(3, 4500, 1), policy)).toEqual({ retry: false, why: 'refused' })
+    // A reset connection keeps the 45 s window.
+    const reset: Outcome = { failure: { kind: 'network', code: 'ECONNRESET', detail: 'read ECONNRESET' } }
+    expect(decide(reset, progress(3, 4500, 1), policy).retry).toBe(true)
   })
 })

@@ -217,7 +217,14 @@ describe('a long routine', () => {
     const clock = { now: Date.parse('2026-11-23T06:00:00Z') }
     let renewed = 0
     const bearer = new Bearer(
-      { accessToken: 'first-token', tokenType: 'Bearer', source: 'exchange', expiresAtMs: clock.now + 65_000 },
+      // An hour's token with 65 s left (a token that lives two minutes or less is renewed at half its life).
+      {
+        accessToken: 'first-token',
+        tokenType: 'Bearer',
+        source: 'sealed',
+        expiresAtMs: clock.now + 65_000,
+        expiresInSeconds: 3600
+      },
       async () => ({
         accessToken: `fresh-${++renewed}`,
         tokenType: 'Bearer',

@@ -117,15 +117,19 @@ describe('rendering for a target', () => {
     expect(fieldOf({ a: null }, ['a', 'b'])).toBeUndefined()
     expect(fieldOf({ a: { b: false } }, ['a', 'b'])).toBe(false)
     const spec = parseCall('PUT /x/{v}', '{"s":"v={v}"}')
-    const values = [true, null, 12.5, parseExact('1.50')]
-    expect(values.map(v => renderPath(spec, { v }))).toEqual(['/x/true', '/x/null', '/x/12%2E5', '/x/1%2E50'])
-    expect(values.map(v => renderBody(spec, { v }))).toEqual([
+    const numbers = [12.5, parseExact('1.50')]
+    expect(numbers.map(v => renderPath(spec, { v }))).toEqual(['/x/12%2E5', '/x/1%2E50'])
+    expect(numbers.map(v => missingFields(spec, { v }))).toEqual([[], []])
+    const inText = parseCall('PUT /x', '{"s":"v={v}"}')
+    const values = [true, null, 12.5, parseExact('1.50'), '']
+    expect(values.map(v => renderBody(inText, { v }))).toEqual([
       '{"s":"v=true"}',
       '{"s":"v=null"}',
       '{"s":"v=12.5"}',
-      '{"s":"v=1.50"}'
+      '{"s":"v=1.50"}',
+      '{"s":"v="}'
     ])
-    expect(values.map(v => missingFields(spec, { v }))).toEqual([[], [], [], []])
+    expect(values.map(v => missingFields(inText, { v }))).toEqual([[], [], [], [], []])
     expect(renderBody(parseCall('DELETE /x/{v}', ''), { v: 1 })).toBeUndefined()
   })
 
@@ -136,4 +140,35 @@ describe('rendering for a target', () => {
     expect(fieldOf(target, ['owner', 'name'])).toBe('Zoë')
     expect(fieldOf(target, ['n', 'deeper'])).toBeUndefined()
   })
+
+  it.each([
+    ['an empty string', '', 'holds an empty string in {id}'],
+    ['null', null, 'holds null in {id}'],
+    ['true', true, 'holds true in {id}'],
+    ['false', false, 'holds false in {id}'],
+    ['a lone surrogate', 'a\ud800b', 'holds text that is not well-formed (a lone surrogate) in {id}'],
+    ['a lone low surrogate', '\udc00', 'holds text that is not well-formed (a lone surrogate) in {id}']
+  ])('refuses %s in a path placeholder: it would make an empty or meaningless segment', (_what, id, problem) => {
+    const spec = parseCall('DELETE /v1/targets/{id}', '')
+    expect(missingFields(spec, { id })).toEqual([problem])
+  })
+
+  it('refuses a lone surrogate in a body text too, and takes a whole value as it is', () => {
+    expect(missingFields(parseCall('POST /x', '{"a":"by {v}"}'), { v: '\ud800' })).toEqual([
+      'holds text that is not well-formed (a lone surrogate) in {v}'
+    ])
+    expect(missingFields(parseCall('POST /x', '{"a":"{v}"}'), { v: '' })).toEqual([])
+  })
+
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'reads {%s} from the target itself, never from its prototype',
+    name => {
+      const spec = parseCall(`GET /v1/{${name}}`, '')
+      expect(fieldOf({}, [name])).toBeUndefined()
+      expect(missingFields(spec, { id: 1 })).toEqual([`lacks {${name}}`])
+      const own = parseExact(`{"${name}":"x1"}`)
+      expect(missingFields(spec, own)).toEqual([])
+      expect(renderPath(spec, own)).toBe('/v1/x1')
+    }
+  )
 })

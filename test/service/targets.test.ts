@@ -282,6 +282,36 @@ describe('a token echoed into target data', () => {
   })
 })
 
+describe('a token echoed into target data in another form', () => {
+  const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJib3QiLCJqdGkiOiI0MiJ9.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg'
+  const listWith = (targets: unknown[]) => {
+    nock('https://api.service.test').get('/v1/targets').reply(200, targets)
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    return listTargets(http, {
+      baseUrl: new URL('https://api.service.test'),
+      bearer: fixed(token),
+      maxPages: 1,
+      onTargets: () => undefined
+    })
+  }
+
+  it.each([
+    ['base64', Buffer.from(`Bearer ${token}`).toString('base64')],
+    ['base64url', Buffer.from(`x${token}`).toString('base64url')],
+    ['percent-encoded', encodeURIComponent(`a ${token}`)],
+    ['in part', token.slice(40, 60)]
+  ])('fails the listing like the raw form: %s', async (_form, echoed) => {
+    await expect(listWith([{ id: 'a', note: echoed }])).rejects.toThrow(
+      "the service's response holds the bearer token at targets[0].note"
+    )
+  })
+
+  it('lists a target that holds another token of the same issuer: the header is no part of the secret', async () => {
+    const other = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJvdGhlciJ9.YW5vdGhlciBvbmU' // {"sub":" alike
+    await expect(listWith([{ id: 'a', note: other }])).resolves.toBe(1)
+  })
+})
+
 describe('next-page links', () => {
   it('refuses a link over 8 KiB rather than keep it', async () => {
     nock('https://api.service.test')

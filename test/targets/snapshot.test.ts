@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { BATCH, readSnapshot, SnapshotError, snapshotPath } from '../../src/targets/snapshot.js'
+import { BATCH, MAX_DEPTH, readSnapshot, SnapshotError, snapshotPath } from '../../src/targets/snapshot.js'
 
 let dir: string
 beforeEach(() => {
@@ -22,6 +23,17 @@ async function read(path: string) {
   return { ...result, targets: batches.flat(), batches: batches.length }
 }
 
+const fifo = (): string => {
+  const path = join(dir, 'fifo')
+  execFileSync('mkfifo', [path])
+  return path
+}
+const link = (to: string): string => {
+  const path = join(dir, 'link.json')
+  symlinkSync(to, path)
+  return path
+}
+
 describe('snapshotPath', () => {
   it('takes a file as it is, or the one .json file of a directory', () => {
     const path = file('[]')
@@ -36,6 +48,18 @@ describe('snapshotPath', () => {
     expect(() => snapshotPath(join(dir, 'missing'))).toThrow(SnapshotError)
     expect(() => snapshotPath(join(dir, 'missing'))).toThrow(/^Input targets-from: .*missing does not exist/)
     expect(() => snapshotPath(dir)).toThrow('must hold exactly one .json targets file (found none)')
+  })
+
+  it.each([
+    ['a device', () => '/dev/null', 'a device'],
+    ['a FIFO', () => fifo(), 'a FIFO'],
+    ['a link to a device', () => link('/dev/null'), 'a device'],
+    ['a link to a FIFO', () => link(fifo()), 'a FIFO']
+  ])('refuses %s, naming the input, before reading it', (_what, make, kind) => {
+    const path = make()
+    expect(() => snapshotPath(path)).toThrow(
+      `Input targets-from: ${path} is neither a file nor a directory (${kind}). Give the targets-file of an earlier step`
+    )
   })
 })
 
@@ -61,7 +85,8 @@ describe('readSnapshot', () => {
 
   it.each([
     ['', /is empty/],
-    ['{"targets":[]}', /it starts with "\{"/],
+    ['{"targets":[]}', /is not a JSON array of targets \(it does not start with \[\)\.$/],
+    ['"secret-looking content"', /is not a JSON array of targets \(it does not start with \[\)\.$/],
     ['[{"id":1},]', /an empty element/],
     ['[,{"id":1}]', /an empty element/],
     ['[{"id":1}', /truncated/],
@@ -71,6 +96,15 @@ describe('readSnapshot', () => {
   ])('refuses %j', async (text, message) => {
     await expect(read(file(text))).rejects.toThrow(message)
     await expect(read(file(text))).rejects.toThrow(/^Input targets-from: /)
+  })
+
+  it('refuses a target nested deeper than MAX_DEPTH with a clear error, not a stack overflow', async () => {
+    const deep = 100_000
+    await expect(read(file(`[{"id":1},${'['.repeat(deep)}${']'.repeat(deep)}]`))).rejects.toThrow(
+      `Input targets-from: the file nests JSON more than ${MAX_DEPTH} levels deep in target 2: it is not a targets file of this action.`
+    )
+    const atLimit = `[${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}]`
+    await expect(read(file(atLimit))).resolves.toMatchObject({ count: 1 })
   })
 
   it('reads back exactly what JSON.stringify writes, whatever the values', async () => {

@@ -1,0 +1,145 @@
+/** The shortest run of a secret's characters that is withheld; a shorter secret is withheld whole. */
+export const MIN_RUN = 12
+/** Shorter secrets are not redacted at all: they would hide ordinary words. */
+export const MIN_SECRET = 4
+/** Base64 characters that can only come from 12 bytes of a secret, at any byte offset of a blob. */
+const MIN_BASE64_RUN = Math.ceil((MIN_RUN * 8) / 6) - 1
+
+// Any run of 11 or more characters holds a 6-character block that starts at a multiple of 6: a
+// text is looked up every 6 characters only, first in a bitmap of hashes (no allocation), and only
+// then in the map of every 6-character block of every form of every secret.
+const BLOCK = 6
+const BASE64_CHAR = /^[A-Za-z0-9+/_-]$/
+const BASE64_END = /^[A-Za-z0-9+/_-]?=?=?/
+const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
+const FILTER_BITS = 20
+
+/**
+ * Every secret the action knows, as the blocks of its forms: the secret; with each space as + (form
+ * encoding); its UTF-8 bytes one character each (what percent-encoding decodes to); and its base64
+ * and base64url at each of the three byte offsets it can have in a longer blob, without the edge
+ * characters that depend on the bytes around it. Base64 is matched as it is written, not decoded.
+ */
+export class Fragments {
+  private readonly forms: string[] = []
+  private readonly minRuns: number[] = []
+  /** Whether a form is base64: a match at its edge takes the mixed character and padding beside it. */
+  private readonly base64: boolean[] = []
+  /** Where the public head of a form ends (a JWT's header): a run must be long enough past it. */
+  private readonly publicEnds: number[] = []
+  private readonly known = new Set<string>()
+  private readonly short: string[] = []
+  private readonly blocks = new Map<string, number[]>()
+  private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5))
+
+  get empty(): boolean {
+    return this.known.size === 0
+  }
+
+  add(secret: string): void {
+    if (secret.length < MIN_SECRET) return
+    const whole = secret.length < MIN_RUN
+    for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false)
+    for (const form of base64Forms(secret)) {
+      if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true)
+    }
+  }
+
+  private addForm(form: string, minRun: number, base64: boolean): void {
+    if (this.known.has(form)) return
+    this.known.add(form)
+    if (minRun < 2 * BLOCK - 1) {
+      this.short.push(form)
+      return
+    }
+    const index = this.forms.push(form) - 1
+    this.minRuns.push(minRun)
+    this.base64.push(base64)
+    // A JWT's header (alg, typ, kid) is the same in every token of an issuer: a run counts only
+    // with 12 characters after it, so another token of the issuer is not taken for this one.
+    const header = base64 ? 0 : (JWT_HEADER.exec(form)?.[0].length ?? 0)
+    this.publicEnds.push(header)
+    for (let p = Math.max(0, header - BLOCK + 1); p + BLOCK <= form.length; p++) {
+      const h = hashAt(form, p)
+      this.filter[h >>> 5] |= 1 << (h & 31)
+      const block = form.slice(p, p + BLOCK)
+      const places = this.blocks.get(block)
+      if (places) places.push(index, p)
+      else this.blocks.set(block, [index, p])
+    }
+  }
+
+  /**
+   * Appends to `spans` (start, end pairs) every run of MIN_RUN or more characters of a secret in
+   * `text`, and every whole short secret; stops at the first when `first` is set.
+   */
+  find(text: string, spans: number[], first = false): void {
+    const n = text.length
+    for (let j = 0; j + BLOCK <= n; j += BLOCK) {
+      const h = hashAt(text, j)
+      if ((this.filter[h >>> 5] & (1 << (h & 31))) === 0) continue
+      const places = this.blocks.get(text.slice(j, j + BLOCK))
+      if (!places) continue
+      let end = 0
+      for (let k = 0; k < places.length; k += 2) {
+        const form = this.forms[places[k]]
+        const p = places[k + 1]
+        let left = 0
+        while (left < j && left < p && text.charCodeAt(j - left - 1) === form.charCodeAt(p - left - 1)) left++
+        let right = BLOCK
+        while (j + right < n && p + right < form.length && text.charCodeAt(j + right) === form.charCodeAt(p + right)) {
+          right++
+        }
+        if (p + right - Math.max(p - left, this.publicEnds[places[k]]) < this.minRuns[places[k]]) continue
+        let [start, stop] = [j - left, j + right]
+        if (this.base64[places[k]]) {
+          if (p - left === 0 && BASE64_CHAR.test(text.charAt(start - 1))) start--
+          if (p + right === form.length) stop = BASE64_END.exec(text.slice(stop, stop + 3))![0].length + stop
+        }
+        spans.push(start, stop)
+        if (first) return
+        end = Math.max(end, stop)
+      }
+      // A run already found is not walked again from each of its blocks.
+      if (end > 0) j = Math.max(j, Math.floor((end - BLOCK) / BLOCK) * BLOCK - BLOCK)
+    }
+    for (const form of this.short) {
+      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
+        spans.push(at, at + form.length)
+        if (first) return
+      }
+    }
+  }
+}
+
+function textForms(secret: string): string[] {
+  const forms = [secret]
+  if (secret.includes(' ')) forms.push(secret.replace(/ /g, '+'))
+  // eslint-disable-next-line no-control-regex
+  if (/[^\u0000-\u007f]/.test(secret)) forms.push(Buffer.from(secret, 'utf8').toString('latin1'))
+  return forms
+}
+
+/**
+ * The characters of the secret's base64 (and of its form encoding's: HTTP Basic credentials) that
+ * its bytes alone decide, at byte offsets 0, 1 and 2: in base64 and in base64url.
+ */
+function base64Forms(secret: string): string[] {
+  const forms: string[] = []
+  const form = new URLSearchParams({ v: secret }).toString().slice(2)
+  for (const text of form === secret ? [secret] : [secret, form]) {
+    const bytes = Buffer.from(text, 'utf8')
+    for (let shift = 0; shift < 3; shift++) {
+      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64')
+      const inner = encoded.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6))
+      forms.push(inner, inner.replace(/\+/g, '-').replace(/\//g, '_'))
+    }
+  }
+  return forms
+}
+
+function hashAt(text: string, at: number): number {
+  let h = 0
+  for (let k = 0; k < BLOCK; k++) h = (Math.imul(h, 31) + text.charCodeAt(at + k)) | 0
+  return (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
+}
