@@ -20,6 +20,8 @@ export interface CallContext {
   readonly bearer: Pick<Bearer, 'current' | 'recover'>
   /** The routine's shared gate: rate and pauses. */
   readonly gate: Gate
+  /** How much of a response body is kept: the rest is counted and dropped as it arrives. */
+  readonly keepBytes: number
   /** Whether the routine was cancelled: no further attempt starts. */
   readonly cancelled: () => boolean
   readonly now: () => number
@@ -32,11 +34,14 @@ export interface CallEnd {
   readonly error?: string
   readonly attempts: number | null
   readonly ms: number
-  /** The response body, as text; '' for none. */
+  /** The response body (its first keepBytes), as text; '' for none. */
   readonly text: string
+  /** Set when the body was longer than what was kept. */
+  readonly truncated?: boolean
 }
 
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+// A body past keepBytes costs no memory, only time (bounded by timeout-seconds): no cap below 1 GiB.
+const MAX_RESPONSE_BYTES = 1024 * 1024 * 1024
 
 /** The attempt a cancellation refused to start. */
 class Cancelled extends Error {}
@@ -91,6 +96,7 @@ export async function makeCall(
         headers: { ...headers, Authorization: `Bearer ${token}` },
         body,
         maxBytes: MAX_RESPONSE_BYTES,
+        keepBytes: context.keepBytes,
         label: `call #${index + 1}`,
         idempotent: context.idempotent || !plan.unsafe
       },
@@ -115,7 +121,8 @@ export async function makeCall(
     }
     const text = res.body.toString('utf8')
     const outcome = succeeded(res.status, context.accept) ? 'succeeded' : 'failed'
-    return ended(outcome, { status: res.status, attempts: res.attempts, text })
+    const cut = res.truncated ? { truncated: true } : {}
+    return ended(outcome, { status: res.status, attempts: res.attempts, text, ...cut })
   } catch (err) {
     if (err instanceof Cancelled) {
       return state.sent

@@ -1,4 +1,5 @@
 import { parseExact } from '../json.js'
+import { REDACT_MARGIN_CHARS, redactThenCut } from '../secrets.js'
 import { hasId } from '../targets/key.js'
 
 /**
@@ -58,11 +59,14 @@ export function resultLine(context: LineContext, fields: LineFields): string {
  * spaces, which JSON allows between tokens); with escapes it is parsed and written again, so that
  * redaction sees a secret the server escaped as the secret itself.
  */
-export function resultBody(text: string, keep = true): string {
+export function resultBody(text: string, keep = true, truncated = false): string {
   if (text === '') return '"body":null'
   if (!keep) return '"body":null,"bodyDropped":true'
-  if (text.length > RESULT_BODY_CHARS)
-    return `"body":${JSON.stringify(text.slice(0, RESULT_BODY_CHARS))},"truncated":true`
+  if (truncated || text.length > RESULT_BODY_CHARS) {
+    // Redacted before it is cut: a secret across the cut is withheld whole, not kept up to it.
+    const cut = redactThenCut(text.slice(0, RESULT_BODY_CHARS + REDACT_MARGIN_CHARS), RESULT_BODY_CHARS)
+    return `"body":${JSON.stringify(cut.text)},"truncated":true`
+  }
   try {
     if (!text.includes('\\')) {
       JSON.parse(text)

@@ -2,7 +2,7 @@ import { messageOf } from '../errors.js'
 import { formatCount } from '../format.js'
 import { Transport } from '../http/client.js'
 import { Limiter } from '../http/limiter.js'
-import { redact } from '../secrets.js'
+import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { targetKey } from '../targets/key.js'
 import { CallContext, CallEnd, callPlan, makeCall, plannedCall } from './call.js'
 import { targetLabel } from './label.js'
@@ -18,6 +18,8 @@ export type { RoutineOptions, RoutineResult } from './types.js'
 export const DRAIN_MS = 5000
 const RESPONSE_OUTPUT_BYTES = 1024 * 1024
 const PROGRESS_MS = 10_000
+/** What a line keeps of a body (64 KiB) and the room redaction needs past the cut. */
+const RESULT_BODY_BYTES = 64 * 1024 + 4 * REDACT_MARGIN_CHARS
 const PLANNED_SHOWN = 20
 
 interface InFlight {
@@ -73,6 +75,8 @@ class RoutineRun {
       accept: options.accept,
       bearer: options.bearer,
       gate: new Limiter(options.rate, this.now),
+      // A routine over targets keeps what its lines record; the one call without, its response output.
+      keepBytes: options.targets ? RESULT_BODY_BYTES : RESPONSE_OUTPUT_BYTES + 1,
       cancelled: () => scheduler.cancelled,
       now: this.now
     }
@@ -161,8 +165,9 @@ class RoutineRun {
       index,
       end.error ?? (end.text ? end.text : undefined)
     )
-    this.write({ key, index, target, ...end, body: resultBody(end.text, this.record.keepsBodies) })
-    if (!options.targets && end.status !== null && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES) {
+    const { truncated, ...fields } = end
+    this.write({ key, index, target, ...fields, body: resultBody(end.text, this.record.keepsBodies, truncated) })
+    if (!options.targets && end.status !== null && !truncated && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES) {
       this.response = redact(end.text)
     }
     if (end.status === 401) {

@@ -54,6 +54,7 @@ function context(transport: Transport, overrides: Partial<CallContext> = {}): Ca
     accept: new Set([404]),
     bearer: fixedBearer('tok-1'),
     gate: openGate(),
+    keepBytes: 1000,
     cancelled: () => false,
     now: () => (clock += 250),
     ...overrides
@@ -105,7 +106,8 @@ describe('makeCall', () => {
         Authorization: 'Bearer tok-1'
       },
       body: '{"name":"n","n":1}',
-      maxBytes: 8 * 1024 * 1024,
+      maxBytes: 1024 * 1024 * 1024,
+      keepBytes: 1000,
       label: 'call #5',
       idempotent: false
     })
@@ -151,6 +153,11 @@ describe('makeCall', () => {
   ])('takes HTTP %i as %s (2xx and call-accept succeed)', async (status, outcome) => {
     const { end } = await call(context(fake(res(status, 'said')).transport))
     expect(end).toEqual({ outcome, status, attempts: 1, ms: 250, text: 'said' })
+  })
+
+  it('says when the body was longer than what was kept', async () => {
+    const { end } = await call(context(fake({ ...res(200, 'head'), truncated: true }).transport))
+    expect(end).toEqual({ outcome: 'succeeded', status: 200, attempts: 1, ms: 250, text: 'head', truncated: true })
   })
 
   it('recovers a 401 once with a fresh token, and calls again', async () => {

@@ -1,5 +1,6 @@
 import { parseExact } from '../../src/json.js'
 import { LineContext, LineFields, Outcome, OUTCOMES, resultBody, resultLine } from '../../src/routine/lines.js'
+import { mask } from '../../src/secrets.js'
 
 const context: LineContext = { fingerprint: '0123456789abcdef', runAttempt: 2, shard: '3/8' }
 const fields = (overrides: Partial<LineFields> = {}): LineFields => ({
@@ -132,5 +133,21 @@ describe('resultBody', () => {
       expect(line).not.toMatch(/[\r\n]/)
       expect(JSON.parse(line)).toHaveProperty('body')
     }
+  })
+})
+
+describe('resultBody of a body cut by the transport', () => {
+  it('marks a kept head as truncated even when it is short', () => {
+    expect(resultBody('{"a":1', true, true)).toBe('"body":"{\\"a\\":1","truncated":true')
+  })
+
+  it('redacts before it cuts: a secret across the 64 KiB cut is withheld whole', () => {
+    const secret = 'straddling-secret-0123456789-abcdefghij'
+    mask(secret)
+    const text = `${'x'.repeat(64 * 1024 - 10)}${secret}${'y'.repeat(100)}`
+    const body = resultBody(text, true, false)
+    expect(body).toMatch(/,"truncated":true$/)
+    expect(body).not.toContain(secret.slice(0, 10))
+    expect(body).toContain('***')
   })
 })
