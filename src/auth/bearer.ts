@@ -35,8 +35,8 @@ export class Bearer {
     return this.token
   }
 
-  /** The token to send now: a fresh one first when this one is about to expire. */
-  async current(): Promise<string> {
+  /** The token to send: at once while it is fresh, else a promise of a fresh one (a renewal). */
+  current(): string | Promise<string> {
     const { expiresAtMs } = this.token
     const now = this.now()
     if (expiresAtMs === undefined || expiresAtMs - now > this.marginMs) return this.token.accessToken
@@ -48,7 +48,7 @@ export class Bearer {
           'give client credentials instead (a fresh token is then exchanged as needed), or a token that lasts the job.'
       )
     }
-    return (await this.refresh()).accessToken
+    return this.refresh().then(token => token.accessToken)
   }
 
   /**
@@ -66,7 +66,7 @@ export class Bearer {
     this.warn(
       `The service refused the sealed token (HTTP 401)${left}: it may have been revoked or rotated. Exchanging client credentials once for a fresh token.`
     )
-    return (await this.refresh()).accessToken
+    return this.refresh().then(token => token.accessToken)
   }
 
   private refresh(): Promise<Token> {

@@ -16,6 +16,11 @@ export class Agents {
   constructor(private readonly userAgent: string) {}
 
   /** https (and so tls) is loaded only when a URL needs it. */
+  /** The connection already made for the URL's origin: the routine's every call but the first. */
+  cached(url: URL): Connection | undefined {
+    return this.connections.get(url.origin)
+  }
+
   async connectionFor(url: URL): Promise<Connection> {
     // One answer per origin: a routine asks for every call, and the proxy settings do not change.
     let connection = this.connections.get(url.origin)

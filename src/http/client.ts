@@ -43,7 +43,8 @@ export interface HttpResponse {
  * a server asks for is reported to `pause()`, so that one 429 can hold back every request.
  */
 export interface Gate {
-  ready(): Promise<void>
+  /** Undefined when the attempt may start now: no promise, no await, for the common case. */
+  ready(): Promise<void> | undefined
   pause(ms: number): void
 }
 
@@ -99,12 +100,13 @@ export class Http implements Transport {
     const where = (): string => redact(`${request.url.origin}${request.url.pathname}`)
     const first = this.now()
     for (let n = 1; ; n++) {
-      await gate?.ready()
+      const turn = gate?.ready()
+      if (turn) await turn
       const started = this.now()
       let outcome: Outcome
       let response: HttpResponse | undefined
       try {
-        const connection = await this.agents.connectionFor(request.url)
+        const connection = this.agents.cached(request.url) ?? (await this.agents.connectionFor(request.url))
         const body = typeof request.body === 'function' ? request.body() : request.body
         const headers = { 'User-Agent': this.options.userAgent, ...request.headers }
         const raw = await attempt({ ...request, headers, body }, connection, limits)

@@ -18,7 +18,13 @@ export class Limiter implements Gate {
     this.intervalMs = ratePerSecond ? 1000 / ratePerSecond : 0
   }
 
-  async ready(): Promise<void> {
+  ready(): Promise<void> | undefined {
+    // Most attempts neither wait out a pause nor take a rate slot: they start with no promise.
+    if (this.intervalMs === 0 && this.pausedUntil <= this.now()) return undefined
+    return this.turn()
+  }
+
+  private async turn(): Promise<void> {
     for (;;) {
       const paused = this.pausedUntil - this.now()
       if (paused > 0) {

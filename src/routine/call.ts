@@ -80,11 +80,17 @@ export async function makeCall(
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   if (plan.unsafe) headers['Idempotency-Key'] = idempotencyKey(context.runId, context.fingerprint, key)
   const gate: Gate = {
-    ready: async () => {
+    ready: () => {
       if (context.cancelled()) throw new Cancelled()
-      await context.gate.ready()
-      if (context.cancelled()) throw new Cancelled()
-      state.sent = true
+      const turn = context.gate.ready()
+      if (!turn) {
+        state.sent = true
+        return undefined
+      }
+      return turn.then(() => {
+        if (context.cancelled()) throw new Cancelled()
+        state.sent = true
+      })
     },
     pause: ms => context.gate.pause(ms)
   }
@@ -112,7 +118,8 @@ export async function makeCall(
     ...rest
   })
   try {
-    const token = await context.bearer.current()
+    const current = context.bearer.current()
+    const token = typeof current === 'string' ? current : await current
     let res = await send(token)
     // A 401 on a sealed token: one fresh exchange (shared by every call), and this call once more.
     if (res.status === 401) {

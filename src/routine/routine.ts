@@ -161,12 +161,13 @@ class RoutineRun {
     tally.call(
       end.outcome,
       end.status,
-      targetLabel(target, index),
+      () => targetLabel(target, index),
       index,
       end.error ?? (end.text ? end.text : undefined)
     )
-    const { truncated, ...fields } = end
-    this.write({ key, index, target, ...fields, body: resultBody(end.text, this.record.keepsBodies, truncated) })
+    const { outcome, status, error, attempts, ms, truncated } = end
+    const body = resultBody(end.text, this.record.keepsBodies, truncated)
+    this.write({ key, index, target, outcome, status, error, attempts, ms, body })
     if (!options.targets && end.status !== null && !truncated && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES) {
       this.response = redact(end.text)
     }

@@ -50,13 +50,21 @@ export class Tally {
    * A call that was made, with how it ended; a failure is kept for the summary (50) and logged (20,
    * then one line saying the rest are only counted, in the results file).
    */
-  call(outcome: Outcome, status: number | null, target: string, index: number, said: string | undefined): void {
+  call(
+    outcome: Outcome,
+    status: number | null,
+    /** The target as messages name it; a function when naming it costs, as only failures need it. */
+    label: string | (() => string),
+    index: number,
+    said: string | undefined
+  ): void {
     this.add(outcome)
     const text = status === null ? 'no response' : `HTTP ${status}`
     this.byStatus.set(text, (this.byStatus.get(text) ?? 0) + 1)
     if (outcome !== 'failed' && outcome !== 'unknown') return
     this.bad++
     if (outcome === 'failed') this.failedByStatus.set(text, (this.failedByStatus.get(text) ?? 0) + 1)
+    const target = typeof label === 'function' ? label() : label
     const short = said === undefined ? '' : excerpt(said, 200)
     if (this.failures.length < KEPT_FAILURES) this.failures.push({ target, status: text, outcome, said: short })
     if (this.bad <= LOGGED_FAILURES) {

@@ -31,13 +31,15 @@ const bearer = (t: Token, canRenew = true) =>
 describe('Bearer', () => {
   it('sends the token as it is while it has more than a minute left', async () => {
     const b = bearer(token('first', RENEW_MARGIN_MS + 1))
-    await expect(b.current()).resolves.toBe('first')
+    await expect(Promise.resolve().then(() => b.current())).resolves.toBe('first')
     expect(renewals).toBe(0)
+    // A fresh token is given at once, with no promise to wait for: every call of a routine asks.
+    expect(b.current()).toBe('first')
   })
 
   it('renews a token that comes within a minute of its expiry while the work goes on, once for all callers', async () => {
     const b = bearer(token('first', 30 * 60_000))
-    await expect(b.current()).resolves.toBe('first')
+    await expect(Promise.resolve().then(() => b.current())).resolves.toBe('first')
     clock.now += 29 * 60_000 + 1 // a long routine later: 59.999 s left
     const all = await Promise.all([b.current(), b.current(), b.current()])
     expect(all).toEqual(['fresh-1', 'fresh-1', 'fresh-1'])
@@ -47,9 +49,11 @@ describe('Bearer', () => {
 
   it('with only a token input, sends it until it expires, then fails naming when', async () => {
     const b = bearer(token('given', 30_000, 'input'), false)
-    await expect(b.current()).resolves.toBe('given')
+    await expect(Promise.resolve().then(() => b.current())).resolves.toBe('given')
     clock.now += 30_000
-    await expect(b.current()).rejects.toThrow(/^The token expired at 2026-11-23T06:00:30Z while the step ran/)
+    await expect(Promise.resolve().then(() => b.current())).rejects.toThrow(
+      /^The token expired at 2026-11-23T06:00:30Z while the step ran/
+    )
   })
 
   it('recovers once from a 401 on a sealed token, with a warning; never for an exchanged one', async () => {
@@ -108,7 +112,7 @@ describe('Bearer', () => {
 
   it('does not warn of a short life for a sealed or given token', async () => {
     const sealed = bearer(token('sealed', 30_000, 'sealed'))
-    await expect(sealed.current()).resolves.toBe('sealed')
+    await expect(Promise.resolve().then(() => sealed.current())).resolves.toBe('sealed')
     bearer(token('given', 30_000, 'input'), false)
     expect(warnings).toEqual([])
   })

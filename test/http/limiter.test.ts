@@ -37,13 +37,30 @@ function virtual(rate?: number) {
   }
   const startsOf = (callers: number): Promise<number[]> => {
     const starts: number[] = []
-    const all = Promise.all(Array.from({ length: callers }, () => limiter.ready().then(() => starts.push(now))))
+    const all = Promise.all(
+      Array.from({ length: callers }, () => Promise.resolve(limiter.ready()).then(() => starts.push(now)))
+    )
     return run().then(() => all.then(() => starts))
   }
   return { limiter, startsOf, at: (ms: number) => (now = ms) }
 }
 
 describe('Limiter', () => {
+  it('gives no promise to an attempt that may start now, and one to an attempt that waits', () => {
+    let now = 0
+    const limiter = new Limiter(
+      undefined,
+      () => now,
+      () => new Promise<void>(() => undefined)
+    )
+    expect(limiter.ready()).toBeUndefined()
+    limiter.pause(1000)
+    expect(limiter.ready()).toBeInstanceOf(Promise)
+    now = 1000
+    expect(limiter.ready()).toBeUndefined()
+    expect(new Limiter(10, () => now).ready()).toBeInstanceOf(Promise)
+  })
+
   it('lets calls through at once with no rate and no pause', async () => {
     const { limiter, slept } = clocked()
     await Promise.all([limiter.ready(), limiter.ready(), limiter.ready()])
