@@ -21,11 +21,14 @@ interface JsonWithRawText {
 const json = JSON as unknown as JSON & JsonWithRawText
 
 /**
- * A number whose text a JavaScript number would change: more than 15 digits in a row (dots
- * included), an exponent, a fraction ending in 0, or -0. Strings can match too: that only costs
- * the slower exact parse.
+ * Where a number stands whose text a JavaScript number could change: after [ , or : (or at the
+ * start), a number with 16 or more digits (dots included), an exponent, a fraction ending in 0, a
+ * fraction below 0.000001 (written 1e-7 and so on), or -0. Every other literal is one that
+ * String(Number(text)) gives back. Text inside strings can match too: that only costs the slower
+ * exact parse.
  */
-const MAY_CHANGE_NUMBERS = /\d[\d.]{15}|\d[eE]|\.\d*0(?!\d)|-0(?![.\d])/
+const MAY_CHANGE_NUMBERS =
+  /[:,[]\s*(?:-0(?![.\d])|-?(?:\d[\d.]{15}|\d+(?:\.\d+)?[eE]|\d+\.\d*0(?!\d)|0\.0{6}))|^\s*-?\d/
 
 /**
  * JSON.parse, but every number that a JavaScript number cannot hold as sent (64-bit ids such as

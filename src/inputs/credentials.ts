@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { createPrivateKey, KeyObject } from 'node:crypto'
 import { clientSecretBasic, clientSecretPost, maskBasicCredentials } from '../auth/client-secret.js'
 import { ClientAuth, Credentials } from '../auth/credentials.js'
-import { DEFAULT_OIDC_AUDIENCE, githubOidc, idTokenSource } from '../auth/github-oidc.js'
+import { githubOidc, idTokenSource } from '../auth/github-oidc.js'
 import { AssertionAlgorithm, privateKeyJwt } from '../auth/private-key-jwt.js'
 import { joinPath } from '../url.js'
 import { choice, read, url } from './read.js'
@@ -43,7 +43,7 @@ export function readCredentials(clientSecret: string, privateKeyText: string): C
   let auth: ClientAuth
   if (method === 'github-oidc') {
     // No secret at all: checked here, before any request to the identity provider.
-    auth = githubOidc(idTokenSource(), read('oidc-audience') || DEFAULT_OIDC_AUDIENCE)
+    auth = githubOidc(idTokenSource(), read('oidc-audience'))
   } else if (method === 'private-key-jwt') {
     auth = privateKeyJwt({ ...privateKey(privateKeyText), keyId: core.getInput('private-key-id') || undefined })
   } else {
@@ -64,7 +64,7 @@ export function readCredentials(clientSecret: string, privateKeyText: string): C
 
 /** auth-url, which must not already name the token endpoint that the action appends. */
 function authUrl(): URL {
-  const parsed = url('auth-url', { required: true, what: 'the identity provider (or set token-url)' })
+  const parsed = url('auth-url', { what: 'the identity provider (or set token-url)' })
   if (/\/oauth\/token$/i.test(parsed.pathname)) {
     throw new Error(
       `Input auth-url ends in /oauth/token, which the action appends itself: give the identity provider's base URL ` +
@@ -92,9 +92,9 @@ function privateKey(pem: string): { privateKey: KeyObject; algorithm: AssertionA
     throw new Error('Input private-key could not be read as a PEM private key (PKCS#8, PKCS#1 RSA or SEC1 EC)')
   }
   if (key.asymmetricKeyType === 'rsa') return { privateKey: key, algorithm: 'RS256' }
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
-    return { privateKey: key, algorithm: 'ES256' }
-  }
-  const type = key.asymmetricKeyType === 'ec' ? `EC ${key.asymmetricKeyDetails?.namedCurve}` : key.asymmetricKeyType
+  // Only an EC key names a curve.
+  const curve = key.asymmetricKeyDetails?.namedCurve
+  if (curve === 'prime256v1') return { privateKey: key, algorithm: 'ES256' }
+  const type = curve ? `EC ${curve}` : key.asymmetricKeyType
   throw new Error(`Input private-key is a ${type} key; only RSA (RS256) and P-256 EC (ES256) keys are supported`)
 }

@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { DEFAULT_OIDC_AUDIENCE } from '../auth/github-oidc.js'
 
 /** The defaults action.yml declares; applied here too when a workflow passes an empty value. */
 export const DEFAULTS: Readonly<Record<string, string>> = {
@@ -16,7 +17,7 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'min-validity-seconds': '300',
   'token-request-format': 'json',
   'client-auth': 'post',
-  'oidc-audience': 'api://AzureADTokenExchange'
+  'oidc-audience': DEFAULT_OIDC_AUDIENCE
 }
 
 export function read(name: string): string {
@@ -78,7 +79,8 @@ export function url(name: string, options: { required?: boolean; allowQuery?: bo
   if (parsed.hash || (parsed.search && !options.allowQuery)) {
     throw new Error(`Input ${name} must not have a ${parsed.hash ? '#fragment' : '?query'}: give the base address only`)
   }
-  parsed.pathname = parsed.pathname.replace(/\/+$/, '') || '/'
+  // An http(s) URL's empty path is / again.
+  parsed.pathname = parsed.pathname.replace(/\/+$/, '')
   return parsed
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Bearer } from '../auth/bearer.js'
-import { Http } from '../http/client.js'
+import { Transport } from '../http/client.js'
 import { parseExact } from '../json.js'
 import { excerpt, holdsSecret } from '../secrets.js'
 import { joinPath } from '../url.js'
@@ -25,7 +25,7 @@ export interface ListOptions {
  * GET {base-url}/v1/targets, following same-origin next links (Link header or body `next`) to the
  * end; returns how many targets were listed.
  */
-export async function listTargets(http: Http, options: ListOptions): Promise<number> {
+export async function listTargets(http: Transport, options: ListOptions): Promise<number> {
   let total = 0
   let url: URL | undefined = joinPath(options.baseUrl, 'v1/targets')
   const seen = new Set<string>()

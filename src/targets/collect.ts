@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { Bearer } from '../auth/bearer.js'
 import { formatCount } from '../format.js'
-import { Http } from '../http/client.js'
+import { Transport } from '../http/client.js'
 import { listTargets } from '../service/targets.js'
 import { Listing, TargetsFile } from './file.js'
 import { MAX_SHARDS, Shard, shardCount } from './shards.js'
@@ -36,7 +36,12 @@ export interface SnapshotOptions {
 }
 
 /** Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed group. */
-export async function listInto(http: Http, inputs: ListOptions, bearer: Bearer, file: TargetsFile): Promise<Collected> {
+export async function listInto(
+  http: Transport,
+  inputs: ListOptions,
+  bearer: Bearer,
+  file: TargetsFile
+): Promise<Collected> {
   let grouped = false
   const onPage = (page: number, count: number, total: number, more: boolean): void => {
     if (page === 1 && !more) return
