@@ -52,6 +52,24 @@ function mayHaveActed(failure: TransportFailure): boolean {
   return failure.kind === 'network' && !/^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/.test(failure.code)
 }
 
+/** How a call that got no usable response ended: unknown where the service may have acted. */
+function failedEnd(err: unknown, url: URL, sent: boolean): Partial<CallEnd> & Pick<CallEnd, 'outcome'> {
+  if (err instanceof Cancelled) {
+    return sent
+      ? { outcome: 'unknown', error: 'cancelled before its retry; the service may have acted on an earlier attempt' }
+      : { outcome: 'not-made', error: 'cancelled before it was sent' }
+  }
+  if (err instanceof RequestError) {
+    const error = describeFailure(err.failure, url, 'base-url')
+    return { outcome: mayHaveActed(err.failure) ? 'unknown' : 'failed', error, attempts: err.attempts }
+  }
+  if (err instanceof ServerWaitError) {
+    const waits = `${Math.ceil(err.waitMs / 1000)} s, later than the step waits (${Math.ceil(err.maxWaitMs / 1000)} s)`
+    return { outcome: 'failed', status: err.status, error: `the service asked to retry in ${waits}` }
+  }
+  return { outcome: 'failed', error: redact(String((err as Error)?.message ?? err)) }
+}
+
 /** A call's fixed parts, worked out once per routine: the URL prefix and whether it is a POST or PATCH. */
 export function callPlan(context: CallContext): { readonly prefix: string; readonly unsafe: boolean } {
   const { baseUrl, spec } = context
@@ -131,20 +149,8 @@ export async function makeCall(
     const cut = res.truncated ? { truncated: true } : {}
     return ended(outcome, { status: res.status, attempts: res.attempts, text, ...cut })
   } catch (err) {
-    if (err instanceof Cancelled) {
-      return state.sent
-        ? ended('unknown', { error: 'cancelled before its retry; the service may have acted on an earlier attempt' })
-        : ended('not-made', { error: 'cancelled before it was sent' })
-    }
-    if (err instanceof RequestError) {
-      const error = describeFailure(err.failure, url)
-      return ended(mayHaveActed(err.failure) ? 'unknown' : 'failed', { error, attempts: err.attempts })
-    }
-    if (err instanceof ServerWaitError) {
-      const error = `the service asked to retry in ${Math.ceil(err.waitMs / 1000)} s, later than the step waits (${Math.ceil(err.maxWaitMs / 1000)} s)`
-      return ended('failed', { status: err.status, error })
-    }
-    return ended('failed', { error: redact(String((err as Error)?.message ?? err)) })
+    const { outcome, ...rest } = failedEnd(err, url, state.sent)
+    return ended(outcome, rest)
   }
 }
 

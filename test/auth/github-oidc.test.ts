@@ -160,7 +160,7 @@ describe('github-oidc: each rule', () => {
     'refuses an answer without a JWT in value (%s), masking nothing',
     async body => {
       await expect(idToken(answering(200, body))).rejects.toThrow(
-        "Failed to get the job's OIDC ID token from GitHub: the runner's response has no ID token (a JWT in value)"
+        "Failed to get the job's OIDC ID token from GitHub: the runner's response has no ID token (a JWT in value: three base64url parts)"
       )
       expect(written).toEqual([])
     }
