@@ -8,11 +8,13 @@ import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
 import { getInputs, Inputs } from './inputs.js'
+import { reportInputs } from './inputs/report.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
 import { Preflight } from './routine/preflight.js'
 import { RoutineResult } from './routine/routine.js'
 import { routineError } from './routine/verdict.js'
+import { reportEveryShard } from './report-step.js'
 import { callEveryTarget, verifiedPlan } from './routine-step.js'
 import { mask, redact } from './secrets.js'
 import { Collected, listInto, readInto } from './targets/collect.js'
@@ -52,6 +54,9 @@ export async function run(options: RunOptions = {}): Promise<void> {
   })
   try {
     trustEnvironment(core.warning, mask)
+    // Report mode makes no request and needs no credential: it reads results files only.
+    const report = reportInputs()
+    if (report) return await reportEveryShard(report, writeSummary)
     const inputs = getInputs()
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,

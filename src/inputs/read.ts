@@ -14,6 +14,7 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'call-idempotent': 'false',
   'call-dry-run': 'false',
   'call-max-failures': '100',
+  'report-fail-on': 'failed,unknown,not-made,missing',
   'min-validity-seconds': '300',
   'token-request-format': 'json',
   'client-auth': 'post',

@@ -6,6 +6,7 @@ import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
 import { RoutineResult } from '../routine/routine.js'
 import { Outcome } from '../routine/lines.js'
+import { MergedReport, ReportOutcome } from './merge.js'
 import { Collected } from '../targets/collect.js'
 import { MAX_OUTPUT_BYTES } from '../targets/file.js'
 import { shardList } from '../targets/shards.js'
@@ -69,6 +70,27 @@ export function callOutputs(calls: RoutineResult): Record<string, string> {
   }
   if (calls.response !== undefined) outputs.response = calls.response
   return outputs
+}
+
+/** Report mode's outputs: the counts by outcome, the report file, and the shards to re-run. */
+export function publishReport(report: MergedReport): void {
+  const n = (outcome: ReportOutcome): string => String(report.counts.get(outcome) ?? 0)
+  writeFileCommands([
+    {
+      variable: 'GITHUB_OUTPUT',
+      values: {
+        'report-targets': String(report.targets),
+        'report-succeeded': n('succeeded'),
+        'report-skipped': n('skipped'),
+        'report-failed': n('failed'),
+        'report-unknown': n('unknown'),
+        'report-not-made': n('not-made'),
+        'report-missing': n('missing'),
+        'report-file': report.reportFile,
+        'shards-to-rerun': JSON.stringify(report.shardsToRerun)
+      }
+    }
+  ])
 }
 
 interface FileCommand {

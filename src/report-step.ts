@@ -1,0 +1,31 @@
+import * as core from '@actions/core'
+import { tmpdir } from 'node:os'
+import { ReportInputs } from './inputs/report.js'
+import { reportError, mergeResults } from './report/merge.js'
+import { publishReport } from './report/outputs.js'
+import { renderReportSummary } from './report/report-summary.js'
+import { callFingerprint } from './routine/fingerprint.js'
+import { snapshotPath } from './targets/snapshot.js'
+
+/**
+ * Report mode: one answer for a run of many shards, from their results files and no request. The
+ * outputs and the summary are written, then the step fails when a target's outcome is in
+ * report-fail-on, with the shards to re-run.
+ */
+export async function reportEveryShard(inputs: ReportInputs, writeSummary: (markdown: string) => void): Promise<void> {
+  const fingerprint = inputs.call && callFingerprint(inputs.call)
+  const report = await mergeResults({
+    from: inputs.from,
+    fingerprint,
+    snapshot: inputs.targetsFrom && snapshotPath(inputs.targetsFrom),
+    snapshotDigest: inputs.targetsDigest,
+    failOn: inputs.failOn,
+    dir: process.env.RUNNER_TEMP || tmpdir(),
+    info: core.info,
+    warning: core.warning
+  })
+  if (inputs.summary) writeSummary(renderReportSummary(report))
+  publishReport(report)
+  const failure = reportError(report, inputs.failOn)
+  if (failure) core.setFailed(failure.message)
+}

@@ -1,0 +1,86 @@
+import { closeSync, openSync, readSync } from 'node:fs'
+import { StringDecoder } from 'node:string_decoder'
+import { parseJsonObject } from '../json.js'
+import { parseResultLine } from '../routine/result-files.js'
+import { excerpt } from '../secrets.js'
+import { clampAttempt, ReportOutcome } from './merge-table.js'
+
+/** A target that failed or whose outcome is unknown, as the summary lists it. */
+export interface ReportFailure {
+  readonly target: string
+  /** "HTTP 500", "no response". */
+  readonly status: string
+  readonly outcome: ReportOutcome
+  /** A short, redacted excerpt of the line's error, else of its body. */
+  readonly said: string
+}
+
+/** A failure whose excerpt is still to be read, from the file that holds its winning line. */
+export interface PendingFailure {
+  readonly key: string
+  readonly status: number | null
+  readonly outcome: ReportOutcome
+  readonly runAttempt: number
+  readonly file: string
+}
+
+const SAID_CHARS = 200
+const BLOCK_BYTES = 64 * 1024
+
+/**
+ * The failures with what the service said, read from the few files that hold their winning lines:
+ * a key's last line of its winning attempt in that file is the winning line.
+ */
+export function readFailures(pending: readonly PendingFailure[], fingerprint: string): ReportFailure[] {
+  const said = new Map<PendingFailure, string>()
+  for (const file of new Set(pending.map(p => p.file))) {
+    const wanted = new Map(pending.filter(p => p.file === file).map(p => [p.key, p]))
+    eachLine(file, line => {
+      const facts = parseResultLine(line)
+      if (!facts || facts.call !== fingerprint || facts.outcome === 'planned') return
+      const failure = wanted.get(facts.key)
+      if (failure && clampAttempt(facts.runAttempt) === failure.runAttempt) said.set(failure, saidIn(line))
+    })
+  }
+  return pending.map(p => ({
+    target: p.key,
+    status: statusText(p.status),
+    outcome: p.outcome,
+    said: said.get(p) ?? ''
+  }))
+}
+
+/** "HTTP 500", or "no response". */
+export function statusText(status: number | null): string {
+  return status === null ? 'no response' : `HTTP ${status}`
+}
+
+/**
+ * Each line of a file, read in blocks into one buffer: the text a line's excerpt is cut from, which
+ * readResultFile does not hand over. Lines that do not parse are skipped by the caller.
+ */
+function eachLine(file: string, each: (line: string) => void): void {
+  const fd = openSync(file, 'r')
+  const block = Buffer.allocUnsafe(BLOCK_BYTES)
+  const decoder = new StringDecoder('utf8')
+  let rest = ''
+  try {
+    for (let read = readSync(fd, block); read > 0; read = readSync(fd, block)) {
+      const lines = (rest + decoder.write(block.subarray(0, read))).split('\n')
+      rest = lines.pop() as string
+      for (const line of lines) each(line.replace(/\r$/, ''))
+    }
+    each((rest + decoder.end()).replace(/\r$/, ''))
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function saidIn(line: string): string {
+  const fields = parseJsonObject(line)
+  if (!fields) return ''
+  const { error, body } = fields
+  const text =
+    typeof error === 'string' ? error : typeof body === 'string' ? body : body == null ? '' : JSON.stringify(body)
+  return excerpt(text, SAID_CHARS)
+}

@@ -1,0 +1,85 @@
+import { reportInputs } from '../../src/inputs/report.js'
+import { callFingerprint } from '../../src/routine/fingerprint.js'
+import { captureStdout, setInputs } from '../helpers.js'
+
+describe('report inputs', () => {
+  const written = captureStdout()
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+
+  it('is absent without report-from', () => {
+    setInputs({ 'targets-from': '/tmp/t.json' })
+    expect(reportInputs()).toBeUndefined()
+  })
+
+  it('reads report-from with the default outcomes that fail, and no credential', () => {
+    setInputs({ 'report-from': '/tmp/all' })
+    const inputs = reportInputs()
+    expect(inputs).toEqual({
+      from: '/tmp/all',
+      failOn: new Set(['failed', 'unknown', 'not-made', 'missing']),
+      targetsFrom: undefined,
+      targetsDigest: undefined,
+      call: undefined,
+      summary: true
+    })
+    expect(warnings()).toEqual([])
+  })
+
+  it('reads the snapshot, the summary switch and report-fail-on in any case and spacing', () => {
+    const digest = `sha256:${'a'.repeat(64)}`
+    setInputs({
+      'report-from': 'r',
+      'targets-from': 't.json',
+      'targets-digest': digest,
+      summary: 'false',
+      'report-fail-on': ' Missing , failed'
+    })
+    expect(reportInputs()).toMatchObject({
+      targetsFrom: 't.json',
+      targetsDigest: digest,
+      summary: false,
+      failOn: new Set(['missing', 'failed'])
+    })
+  })
+
+  it('takes the call, its body and base-url for the fingerprint of the lines to count', () => {
+    setInputs({
+      'report-from': 'r',
+      call: 'post /v1/t/{id}',
+      'call-body': '{"a":1}',
+      'base-url': 'https://api.example.test'
+    })
+    const call = reportInputs()?.call
+    expect(call && callFingerprint(call)).toBe(
+      callFingerprint({
+        method: 'POST',
+        path: '/v1/t/{id}',
+        body: '{"a":1}',
+        baseUrl: new URL('https://api.example.test/')
+      })
+    )
+  })
+
+  it('says which credential inputs it does not use', () => {
+    setInputs({ 'report-from': 'r', 'client-id': 'c', 'client-secret': 's' })
+    reportInputs()
+    expect(warnings()).toEqual([
+      '::warning::Input report-from makes a report and no request, so client-id, client-secret are not used: remove them from this step\n'
+    ])
+  })
+
+  it.each([
+    [
+      { 'report-fail-on': 'succeeded' },
+      'Input report-fail-on must be outcomes separated by commas, of failed, unknown, not-made, missing; got "succeeded"'
+    ],
+    [{ 'report-fail-on': 'failed,,missing' }, 'Input report-fail-on must be outcomes'],
+    [{ 'call-dry-run': 'true' }, 'Input report-from makes a report, not calls'],
+    [{ 'call-resume-from': 'x' }, 'Input report-from makes a report, not calls'],
+    [{ call: 'POST /v1/t/{id}' }, 'Input required and not supplied: base-url'],
+    [{ 'targets-digest': 'sha256:00' }, 'Input targets-digest checks the file of targets-from']
+  ])('refuses %j', (extra, message) => {
+    setInputs({ 'report-from': 'r', ...extra })
+    expect(() => reportInputs()).toThrow(message)
+  })
+})

@@ -1,0 +1,237 @@
+import { MergedReport, ReportOutcome, ShardRow } from '../../src/report/merge.js'
+import { renderReportSummary } from '../../src/report/report-summary.js'
+import { mask } from '../../src/secrets.js'
+
+const map = <K extends string>(entries: Partial<Record<K, number>>) => new Map(Object.entries(entries) as [K, number][])
+const row = (shard: string, counts: Partial<Record<ReportOutcome, number>>): ShardRow => ({
+  shard,
+  counts: map(counts)
+})
+
+const report = (overrides: Partial<MergedReport> = {}): MergedReport => ({
+  targets: 600,
+  counts: map<ReportOutcome>({ succeeded: 600 }),
+  byStatus: map({ 'HTTP 201': 600 }),
+  shardCount: 1,
+  shards: [row('1/1', { succeeded: 600 })],
+  failures: [],
+  missingShards: [],
+  shardsToRerun: [],
+  reportFile: '/tmp/report-0123456789ab.jsonl',
+  complete: true,
+  fingerprint: '0123456789abcdef',
+  files: 1,
+  lines: 600,
+  unreadable: [],
+  otherCallLines: 0,
+  notInSnapshot: 0,
+  ...overrides
+})
+
+const WHERE =
+  'Every target has a line in the file of the `report-file` output: its key, outcome, status, attempt and shard.'
+
+describe('renderReportSummary', () => {
+  it('leads with all done, the counts and the statuses', () => {
+    expect(renderReportSummary(report())).toBe(
+      [
+        '## Report: all 600 targets done',
+        '',
+        '**600 succeeded, 0 skipped, 0 failed, 0 unknown, 0 not made, 0 missing**, from 1 results file (600 lines).',
+        '',
+        '| status | targets |',
+        '| --- | ---: |',
+        '| HTTP 201 | 600 |',
+        '',
+        WHERE,
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('puts the shards with targets not done first, folds the others, and names the missing shards', () => {
+    const text = renderReportSummary(
+      report({
+        counts: map<ReportOutcome>({ succeeded: 481, skipped: 8, failed: 7, unknown: 2, missing: 102 }),
+        byStatus: map({ 'HTTP 201': 489, 'HTTP 500': 7, 'no response': 2 }),
+        shardCount: 6,
+        shards: [
+          row('1/6', { succeeded: 100 }),
+          row('2/6', { succeeded: 91, failed: 7, unknown: 2 }),
+          row('3/6', { missing: 100 }),
+          row('4/6', { succeeded: 92, skipped: 8 }),
+          row('5/6', { succeeded: 98, missing: 2 }),
+          row('6/6', { succeeded: 100 })
+        ],
+        missingShards: ['3/6', '5/6'],
+        shardsToRerun: ['2/6', '3/6', '5/6'],
+        files: 5,
+        lines: 520
+      })
+    )
+    expect(text).toBe(
+      [
+        '## Report over 6 shards: 111 of 600 targets not done',
+        '',
+        '**481 succeeded, 8 skipped, 7 failed, 2 unknown, 0 not made, 102 missing**, from 5 results files (520 lines).',
+        '',
+        '**Shards to re-run**: 2/6, 3/6, 5/6.',
+        '',
+        '| status | targets |',
+        '| --- | ---: |',
+        '| HTTP 201 | 489 |',
+        '| HTTP 500 | 7 |',
+        '| no response | 2 |',
+        '',
+        '### Shards',
+        '',
+        '| shard | targets | succeeded | skipped | failed | unknown | missing |',
+        '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+        '| 2/6 | 100 | 91 | 0 | 7 | 2 | 0 |',
+        '| 3/6 | 100 | 0 | 0 | 0 | 0 | 100 |',
+        '| 5/6 | 100 | 98 | 0 | 0 | 0 | 2 |',
+        '',
+        '<details><summary>The other 3 shards have every target done</summary>',
+        '',
+        '| shard | targets | succeeded | skipped |',
+        '| --- | ---: | ---: | ---: |',
+        '| 1/6 | 100 | 100 | 0 |',
+        '| 4/6 | 100 | 92 | 8 |',
+        '| 6/6 | 100 | 100 | 0 |',
+        '',
+        '</details>',
+        '',
+        'Missing targets (no line in any results file: a shard that died, was cancelled before writing, or whose artifact is absent) are in shards 3/6, 5/6.',
+        '',
+        WHERE,
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('folds every shard when all are done', () => {
+    const text = renderReportSummary(
+      report({ shardCount: 2, shards: [row('1/2', { succeeded: 300 }), row('2/2', { succeeded: 300 })] })
+    )
+    expect(text).toContain('<details><summary>All 2 shards have every target done</summary>')
+    expect(text).not.toContain('| missing |')
+  })
+
+  it('says without a snapshot that missing targets cannot be seen', () => {
+    const text = renderReportSummary(
+      report({ complete: false, counts: map<ReportOutcome>({ succeeded: 599, 'not-made': 1 }), targets: 600 })
+    )
+    expect(text.split('\n').slice(0, 5)).toEqual([
+      '## Report: 1 of 600 targets seen not done',
+      '',
+      '**599 succeeded, 0 skipped, 0 failed, 0 unknown, 1 not made**, from 1 results file (600 lines).',
+      '',
+      'Missing targets cannot be seen: this report counts only the targets that have a line in the results files. ' +
+        'Pass `targets-from` and `targets-digest` (the snapshot the shards read) to account for every target.'
+    ])
+  })
+
+  it.each<[Partial<MergedReport>, string]>([
+    [{ targets: 0, counts: new Map(), byStatus: new Map(), shards: [] }, '## Report: the snapshot holds no target'],
+    [
+      { targets: 0, counts: new Map(), byStatus: new Map(), shards: [], complete: false },
+      '## Report: no result line was read'
+    ],
+    [{ complete: false }, '## Report: all 600 targets seen done']
+  ])('heads %j with %s', (overrides, head) => {
+    expect(renderReportSummary(report(overrides)).split('\n')[0]).toBe(head)
+  })
+
+  it('lists the failures, unknown ones marked, and says when there are more', () => {
+    const text = renderReportSummary(
+      report({
+        counts: map<ReportOutcome>({ succeeded: 597, failed: 2, unknown: 1 }),
+        failures: [
+          { target: 't-1', status: 'HTTP 500', outcome: 'failed', said: '{"error":"boom"}' },
+          { target: 't-2', status: 'no response', outcome: 'unknown', said: 'timed out' }
+        ]
+      })
+    )
+    expect(text).toContain(
+      [
+        '### Failed or unknown (the first 2)',
+        '',
+        '| target | status | what the service said |',
+        '| --- | --- | --- |',
+        '| t-1 | HTTP 500 | {"error"\\:"boom"} |',
+        '| t-2 | unknown, no response | timed out |'
+      ].join('\n')
+    )
+  })
+
+  it('names what was not counted', () => {
+    const unreadable = Array.from({ length: 12 }, (_, i) => `/r/f${i}.jsonl`)
+    const text = renderReportSummary(report({ unreadable, otherCallLines: 1200, notInSnapshot: 3 }))
+    expect(text).toContain(
+      `**Not counted** (see the warnings): 12 results files with a line that is not a result line (${unreadable
+        .slice(0, 10)
+        .map(f => f.replace(/_/g, '\\_'))
+        .join(', ')} and 2 more); 1,200 lines of another call; the lines of 3 targets not in the snapshot.`
+    )
+  })
+
+  it('keeps hostile values inert: no command, HTML, link or image', () => {
+    mask('summary-secret-54')
+    const hostile = ['::error::x', '<img src=x>', '[a](http://e)', '![i](http://e/i.png)', 'x\n::warning::y']
+    const text = renderReportSummary(
+      report({
+        counts: map<ReportOutcome>({ succeeded: 595, failed: 5 }),
+        failures: hostile.map(target => ({
+          target,
+          status: 'HTTP 500',
+          outcome: 'failed' as const,
+          said: `${target} summary-secret-54`
+        })),
+        unreadable: ['/r/<b>x</b>.jsonl']
+      })
+    )
+    expect(text).not.toMatch(/^::/m)
+    expect(text).not.toMatch(/(?<!\\)(<img|<b>|\]\(|!\[)/)
+    expect(text).toContain('| \\:\\:error\\:\\:x | HTTP 500 | \\:\\:error\\:\\:x \\*\\*\\* |')
+    expect(text).toContain('\\<img src=x\\>')
+    expect(text).toContain('\\[a\\]\\(http\\://e\\)')
+    expect(text).not.toContain('summary-secret-54')
+  })
+
+  it('stays under 1 MiB at 256 shards, each with targets not done, and 50 long failures', () => {
+    const shards = Array.from({ length: 256 }, (_, i) =>
+      row(`${i + 1}/256`, {
+        succeeded: 3_000_000,
+        skipped: 1_000_000,
+        failed: 10_000,
+        unknown: 10_000,
+        'not-made': 10_000,
+        missing: 10_000
+      })
+    )
+    const long = '<&|*_[`'.repeat(1_000)
+    const text = renderReportSummary(
+      report({
+        targets: 1_000_000_000,
+        counts: map<ReportOutcome>({ succeeded: 1, skipped: 1, failed: 1, unknown: 1, 'not-made': 1, missing: 1 }),
+        byStatus: new Map(Array.from({ length: 900 }, (_, i) => [`HTTP ${100 + i}`, 1])),
+        shardCount: 256,
+        shards,
+        failures: Array.from({ length: 50 }, () => ({
+          target: long,
+          status: 'HTTP 500',
+          outcome: 'failed' as const,
+          said: long
+        })),
+        missingShards: shards.map(s => s.shard),
+        shardsToRerun: shards.map(s => s.shard),
+        unreadable: Array.from({ length: 10_000 }, () => `/${long}`),
+        otherCallLines: 1,
+        notInSnapshot: 1
+      })
+    )
+    expect(text.split('\n').filter(l => l.startsWith('| ') && l.includes('/256 |'))).toHaveLength(256)
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024)
+    expect(Buffer.byteLength(text)).toBeLessThan(200 * 1024)
+  })
+})
