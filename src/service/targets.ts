@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { Bearer } from '../auth/bearer.js'
 import { Transport } from '../http/client.js'
 import { parseExact } from '../json.js'
@@ -28,9 +28,8 @@ export interface ListOptions {
 export async function listTargets(http: Transport, options: ListOptions): Promise<number> {
   let total = 0
   let url: URL | undefined = joinPath(options.baseUrl, 'v1/targets')
-  const seen = new Set<string>()
+  const seen = new Set<string>([digest(url.href)])
   for (let page = 1; url; page++) {
-    seen.add(digest(url.href))
     const current: URL = url
     const fetchPage = (token: string) =>
       perform(http, {
@@ -97,7 +96,7 @@ function secretPath(targets: unknown[], secret: string): string {
 
 /** 20 bytes a page, whatever its link's length. */
 function digest(href: string): string {
-  return createHash('sha1').update(href).digest('base64')
+  return hash('sha1', href, 'base64')
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
@@ -107,6 +106,7 @@ function headerText(value: string | string[] | undefined): string | undefined {
 /** A longer next-page link is refused: every page's is kept (as a digest) to catch loops. */
 const MAX_LINK_CHARS = 8 * 1024
 
+/** The next page's URL, noted in `seen`; refused when too long, invalid, off base-url's origin or seen before. */
 function followable(next: string, current: URL, base: URL, seen: Set<string>): URL {
   if (next.length > MAX_LINK_CHARS) {
     throw new OperationError(
@@ -127,12 +127,14 @@ function followable(next: string, current: URL, base: URL, seen: Set<string>): U
         'the token is only sent to base-url, so the list cannot be completed.'
     )
   }
-  if (seen.has(digest(url.href))) {
+  const key = digest(url.href)
+  if (seen.has(key)) {
     throw new OperationError(
       ACTION,
       `the next-page link ${excerpt(url.href, 200)} was already listed (a pagination loop).`
     )
   }
+  seen.add(key)
   return url
 }
 

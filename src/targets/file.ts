@@ -86,8 +86,8 @@ export class TargetsFile {
     if (this.options.onTarget) for (const target of kept) this.options.onTarget(target)
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
     const lines = kept.map(t => JSON.stringify(t))
-    const json = (this.count > 0 ? ',' : '') + lines.join(',')
-    const text = Buffer.from((this.count > 0 ? ',\n' : '\n') + lines.join(',\n'))
+    const first = this.count === 0
+    const text = Buffer.from((first ? '\n' : ',\n') + lines.join(',\n'))
     this.count += kept.length
     // The compact size, as the targets output would hold it: the file has a newline per target more.
     this.bytes += text.length - kept.length
@@ -97,7 +97,7 @@ export class TargetsFile {
           'more than this action writes to disk. Check base-url, or split the list at the service.'
       )
     }
-    if (this.parts && this.bytes <= MAX_OUTPUT_BYTES) this.parts.push(json)
+    if (this.parts && this.bytes <= MAX_OUTPUT_BYTES) this.parts.push((first ? '' : ',') + lines.join(','))
     else this.parts = undefined
     this.write(text)
   }
