@@ -16,10 +16,12 @@ const action = parse(readFileSync('action.yml', 'utf8')) as {
   runs: Record<string, string>
 }
 const readme = readFileSync('README.md', 'utf8')
+// The reference the README links to: every input and output, in action.yml's order.
+const reference = readFileSync(join('docs', 'inputs.md'), 'utf8')
 
-/** The rows of the Markdown table under a heading: first cell (unquoted) -> the other cells. */
+/** The rows of the Markdown table under a heading of docs/inputs.md: first cell (unquoted) -> the other cells. */
 function table(heading: string): Map<string, string[]> {
-  const section = readme.split(`\n## ${heading}\n`)[1].split('\n## ')[0]
+  const section = reference.split(`\n## ${heading}\n`)[1].split('\n## ')[0]
   const rows = section.split('\n').filter(l => /^\| `[^`]+` +\|/.test(l))
   return new Map(
     rows.map(r => {
@@ -57,7 +59,7 @@ describe('action.yml', () => {
   })
 })
 
-describe('README', () => {
+describe('docs/inputs.md', () => {
   it('has an inputs table that matches action.yml: names, order, defaults, required', () => {
     const rows = table('Inputs')
     expect([...rows.keys()]).toEqual(Object.keys(action.inputs))
@@ -75,6 +77,12 @@ describe('README', () => {
     expect([...table('Outputs').keys()]).toEqual(Object.keys(action.outputs))
   })
 
+  it('is where the README sends its reader for every input and output', () => {
+    expect(readme).toContain('](docs/inputs.md)')
+  })
+})
+
+describe('README', () => {
   it('names one repository in its examples, and says what to put in its place', () => {
     expect(readme).not.toMatch(/<owner>|<this-repo>/)
     expect(readme).toContain('put the owner and name of the repository you use it from in its place')

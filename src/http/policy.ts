@@ -6,7 +6,7 @@ import { TransportFailure } from './errors.js'
  * spent: no sockets, no clock, no randomness of its own (undici's retry handler and ky decide the
  * same way). Chosen so that with the default inputs a server that never answers fails a request
  * within about 50 s, a 15 s outage is ridden out and one that lasts fails within about 45 s
- * (README, "What happens when…"; bench/faults.js measures it).
+ * (README, "docs/failure-policy.md"; bench/faults.js measures it).
  */
 export interface RetryPolicy {
   readonly maxAttempts: number

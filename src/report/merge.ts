@@ -59,7 +59,7 @@ export interface MergedReport {
 }
 
 /** What fails a report step unless report-fail-on says otherwise. */
-export const DEFAULT_FAIL_ON: ReadonlySet<ReportOutcome> = new Set(['failed', 'unknown', 'missing'])
+export const DEFAULT_FAIL_ON: ReadonlySet<ReportOutcome> = new Set(['failed', 'unknown', 'not-made', 'missing'])
 
 /**
  * One answer for a run of many shards: every results file read (a file counted whole or not at

@@ -36,7 +36,7 @@ const RESULT_BODY_CHARS = 64 * 1024
 const LINE_BREAKS = /[\r\n]/g
 
 /**
- * One result line, written by hand in the order the README gives: JSON.stringify of an object per
+ * One result line, written by hand in the order docs/routine.md gives: JSON.stringify of an object per
  * call costs more than the rest of a call's bookkeeping. The key, call and outcome come first, so
  * that a resume or a report reads them without parsing the body.
  */

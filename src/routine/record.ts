@@ -6,7 +6,7 @@ import { tempFileError, writeAll } from '../files.js'
 import { formatBytes } from '../format.js'
 import { redact } from '../secrets.js'
 
-/** Past this size a results file keeps every line's fields but no more bodies (README, "Results"). */
+/** Past this size a results file keeps every line's fields but no more bodies (docs/routine.md). */
 export const RESULTS_BODY_CAP_BYTES = 1024 * 1024 * 1024
 const FLUSH_CHARS = 64 * 1024
 

@@ -2,7 +2,7 @@ import { isRawNumber, numberText } from '../json.js'
 
 /**
  * A target's key: the one text that names it in shards, result lines, resumes and reports, so that
- * a target is the same target in every job and every attempt of a run (README, "Shards").
+ * a target is the same target in every job and every attempt of a run (docs/fan-out.md).
  *
  *   key(target) = its `id` when a string, its text as sent when a number, else JSON.stringify(target)
  */

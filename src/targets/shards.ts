@@ -2,7 +2,7 @@ import { targetKey } from './key.js'
 
 /**
  * Shards split one listing among the jobs of a matrix. The assignment is part of the action's
- * contract (README, "Shards"): it depends only on a target and the number of shards, never on
+ * contract (docs/fan-out.md): it depends only on a target and the number of shards, never on
  * page order or on the other targets, so every job of a fan-out computes the same partition.
  *
  *   shard = fmix32(fnv1a32(utf8(key))) mod N, plus 1, with key as in key.ts
