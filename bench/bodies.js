@@ -3,12 +3,12 @@
 // action keeps the 64 KiB its results line records of each (plus what redaction needs at the cut)
 // and counts and drops the rest as it arrives. Goal: peak RSS under 250 MiB (64 bodies held whole
 // would be 512 MiB). Exits 1 on a missed goal, naming it.
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inputEnv, root } from '../demo/runner.js'
+import { root } from '../demo/runner.js'
+import { measuredRun, runnerEnv } from './measure.js'
 
 const CALLS = 256
 const BODY = Buffer.from(`{"data":"${'x'.repeat(8 * 1024 * 1024 - 12)}"}`)
@@ -26,15 +26,9 @@ const dir = mkdtempSync(join(tmpdir(), 'm2m-bench-bodies-'))
 mkdirSync(join(dir, 'temp'))
 const snapshot = join(dir, 'targets.json')
 writeFileSync(snapshot, `[\n${Array.from({ length: CALLS }, (_, i) => `{"id":"t-${i}"}`).join(',\n')}\n]\n`)
-for (const f of ['output', 'env', 'summary']) writeFileSync(join(dir, f), '')
-const env = {
-  PATH: process.env.PATH,
-  RUNNER_TEMP: join(dir, 'temp'),
-  GITHUB_OUTPUT: join(dir, 'output'),
-  GITHUB_ENV: join(dir, 'env'),
-  GITHUB_STEP_SUMMARY: join(dir, 'summary'),
-  GITHUB_RUN_ID: '1',
-  ...inputEnv({
+const env = runnerEnv(
+  dir,
+  {
     token: TOKEN,
     'base-url': `http://127.0.0.1:${server.address().port}`,
     'targets-from': snapshot,
@@ -42,22 +36,12 @@ const env = {
     summary: 'false',
     call: 'PUT /v1/targets/{id}',
     'call-concurrency': '64'
-  })
-}
-const rssScript =
-  'import resource, subprocess, sys, time\n' +
-  't = time.monotonic(); p = subprocess.run(sys.argv[1:], capture_output=True)\n' +
-  'print((time.monotonic() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)'
-const out = await new Promise(resolve => {
-  const child = spawn('python3', ['-c', rssScript, process.execPath, action], { env })
-  let text = ''
-  child.stdout.on('data', d => (text += d))
-  child.on('close', () => resolve(text))
-})
+  },
+  { GITHUB_RUN_ID: '1' }
+)
+const { ms, mib, code } = await measuredRun(action, env)
 server.close()
 rmSync(dir, { recursive: true, force: true })
-const [ms, kib, code] = out.trim().split(/\s+/).map(Number)
-const mib = kib / 1024
 const rows = [
   ['256 calls at concurrency 64, 8 MiB bodies: exit code', String(code), '0', code === 0],
   ['wall', `${(ms / 1000).toFixed(2)} s`, '', true],

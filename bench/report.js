@@ -4,20 +4,12 @@
 // in a second attempt; dist/index.js reads them in report mode with targets-from and
 // targets-digest: no credentials, no base-url, no request. Goals (issue 22): under 10 s and under
 // 200 MiB peak RSS. Medians of BENCH_REPORT_RUNS runs; exits 1 on a missed goal, naming it.
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import {
-  createReadStream,
-  createWriteStream,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inputEnv, parseFileCommands, root } from '../demo/runner.js'
+import { parseFileCommands, root } from '../demo/runner.js'
+import { measuredRun, runnerEnv } from './measure.js'
 
 const RUNS = Number(process.env.BENCH_REPORT_RUNS || 3)
 const COUNT = 1_000_000
@@ -76,43 +68,17 @@ for (let k = 1; k <= SHARDS; k++) {
 }
 const failedTargets = [...Array(COUNT).keys()].filter(i => i % FAILED_EVERY === 7 && shardOf(`t-${i}`) !== 7).length
 
-function env() {
-  const temp = join(dir, 'temp')
-  rmSync(temp, { recursive: true, force: true })
-  mkdirSync(temp)
-  for (const f of ['output', 'env', 'summary']) writeFileSync(join(dir, f), '')
-  return {
-    PATH: process.env.PATH,
-    RUNNER_TEMP: temp,
-    GITHUB_OUTPUT: join(dir, 'output'),
-    GITHUB_ENV: join(dir, 'env'),
-    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
-    GITHUB_RUN_ID: '1',
-    GITHUB_RUN_ATTEMPT: '1',
-    ...inputEnv({ 'report-from': results, 'targets-from': snapshot, 'targets-digest': digest })
-  }
-}
+const env = () =>
+  runnerEnv(
+    dir,
+    { 'report-from': results, 'targets-from': snapshot, 'targets-digest': digest },
+    {
+      GITHUB_RUN_ID: '1',
+      GITHUB_RUN_ATTEMPT: '1'
+    }
+  )
 
-// Wall time and peak RSS of one run of the action: python3 reads the child's rusage.
-const rssScript =
-  'import resource, subprocess, sys, time\n' +
-  't = time.monotonic(); p = subprocess.run(sys.argv[1:], capture_output=True)\n' +
-  'sys.stderr.buffer.write(p.stdout[-4000:] + p.stderr[-4000:])\n' +
-  'print((time.monotonic() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)'
-function measure() {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-c', rssScript, process.execPath, action], { env: env() })
-    let out = ''
-    let log = ''
-    child.stdout.on('data', d => (out += d))
-    child.stderr.on('data', d => (log += d))
-    child.on('close', () => {
-      const [ms, kib, code] = out.trim().split(/\s+/).map(Number)
-      if (!Number.isFinite(ms)) reject(new Error(`no measurement: ${out}${log}`))
-      else resolve({ ms, mib: kib / 1024, code, log })
-    })
-  })
-}
+const measure = () => measuredRun(action, env())
 
 const samples = []
 await measure() // warm the file cache

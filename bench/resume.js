@@ -5,13 +5,13 @@
 // 999,999 targets get not-made lines: the same line writing, without the read. The difference is
 // the read's cost: goals under 2 s and under 64 MiB of extra peak RSS (issue 21). Medians of
 // BENCH_RESUME_RUNS interleaved runs; exits 1 on a missed goal, naming it.
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inputEnv, root } from '../demo/runner.js'
+import { root } from '../demo/runner.js'
+import { measuredRun, runnerEnv } from './measure.js'
 
 const RUNS = Number(process.env.BENCH_RESUME_RUNS || 3)
 const COUNT = 1_000_000
@@ -56,20 +56,10 @@ await write(join(earlier, 'results.jsonl'), function* () {
 const emptyFolder = join(dir, 'none')
 mkdirSync(emptyFolder)
 
-function env(resumeFrom) {
-  const temp = join(dir, 'temp')
-  rmSync(temp, { recursive: true, force: true })
-  mkdirSync(temp)
-  for (const f of ['output', 'env', 'summary']) writeFileSync(join(dir, f), '')
-  return {
-    PATH: process.env.PATH,
-    RUNNER_TEMP: temp,
-    GITHUB_OUTPUT: join(dir, 'output'),
-    GITHUB_ENV: join(dir, 'env'),
-    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
-    GITHUB_RUN_ID: '1',
-    GITHUB_RUN_ATTEMPT: '2',
-    ...inputEnv({
+const env = resumeFrom =>
+  runnerEnv(
+    dir,
+    {
       token: TOKEN,
       'base-url': base,
       'targets-from': snapshot,
@@ -78,27 +68,11 @@ function env(resumeFrom) {
       call: CALL,
       'call-max-failures': '1',
       'call-resume-from': resumeFrom
-    })
-  }
-}
+    },
+    { GITHUB_RUN_ID: '1', GITHUB_RUN_ATTEMPT: '2' }
+  )
 
-// Wall time and peak RSS of one run of the action: python3 reads the child's rusage.
-const rssScript =
-  'import resource, subprocess, sys, time\n' +
-  't = time.monotonic(); p = subprocess.run(sys.argv[1:], capture_output=True)\n' +
-  'print((time.monotonic() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)'
-function measure(resumeFrom) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-c', rssScript, process.execPath, action], { env: env(resumeFrom) })
-    let out = ''
-    child.stdout.on('data', d => (out += d))
-    child.on('close', () => {
-      const [ms, kib, code] = out.trim().split(/\s+/).map(Number)
-      if (!Number.isFinite(ms)) reject(new Error(`no measurement: ${out}`))
-      else resolve({ ms, mib: kib / 1024, code })
-    })
-  })
-}
+const measure = resumeFrom => measuredRun(action, env(resumeFrom))
 
 const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const samples = { resumed: [], baseline: [] }
