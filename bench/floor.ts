@@ -1,6 +1,6 @@
 // The floor the action is measured against: @actions/core (bundled with the same stand-ins as the
-// action) masking a secret, bare http requests (a token, then every page of targets, following
-// Link rel="next"), each page parsed and its targets written to a file one per line, and two
+// action) masking a secret, bare http requests (a token unless one is given, then every page of
+// targets, following Link rel="next"), each page parsed and its targets written to a file one per line, and two
 // outputs. No validation, retries, caps, exact numbers, digest, sealing or summary: what any action
 // built on @actions/core pays at the least to get, parse and write the same list.
 import * as core from '@actions/core'
@@ -27,12 +27,16 @@ function request(url: string, headers: Record<string, string>, body?: string): P
   })
 }
 
-const secret = core.getInput('client-secret')
-core.setSecret(secret)
-const body = JSON.stringify({ client_id: core.getInput('client-id'), client_secret: secret })
-const token = JSON.parse(
-  (await request(`${core.getInput('auth-url')}/oauth/token`, { 'Content-Type': 'application/json' }, body)).text
-).access_token
+async function exchange(): Promise<string> {
+  const secret = core.getInput('client-secret')
+  core.setSecret(secret)
+  const body = JSON.stringify({ client_id: core.getInput('client-id'), client_secret: secret })
+  const url = `${core.getInput('auth-url')}/oauth/token`
+  return JSON.parse((await request(url, { 'Content-Type': 'application/json' }, body)).text).access_token
+}
+
+// A pre-issued token, as the listing's runs give it, or one exchanged for, as the start-up's do.
+const token = core.getInput('token') || (await exchange())
 core.setSecret(token)
 
 const base = core.getInput('base-url')
