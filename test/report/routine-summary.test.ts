@@ -183,4 +183,46 @@ describe('routineLines', () => {
       ''
     ])
   })
+
+  describe('a dry run', () => {
+    const planned = (n: number, shown: number, skipped = 0) =>
+      routineLines(
+        'DELETE /v1/t/{id}',
+        result(
+          { planned: n, ...(skipped ? { skipped } : {}) },
+          { calls: 0, planned: Array.from({ length: shown }, (_, i) => `DELETE /v1/t/t-${i}`) }
+        )
+      )
+
+    it('says how many calls the plan holds and shows them, none made', () => {
+      expect(planned(2, 2, 3)).toEqual([
+        '## DELETE /v1/t/{id}: a plan of 2 calls, none made',
+        '',
+        '**2 planned, 3 skipped** (call-dry-run: no call was made).',
+        '',
+        '| planned call |',
+        '| --- |',
+        '| DELETE /v1/t/t-0 |',
+        '| DELETE /v1/t/t-1 |',
+        '',
+        'Apply exactly this plan: pass the `plan-digest` output to the apply step (README, "Plan, approve, apply").',
+        ''
+      ])
+    })
+
+    it('names the count of calls not shown, in the singular too', () => {
+      const lines = planned(25, 20)
+      expect(lines).toContain('…and 5 more: every planned call has a line in the results file.')
+      expect(planned(1, 1)[0]).toBe('## DELETE /v1/t/{id}: a plan of 1 call, none made')
+      expect(planned(1, 1)).not.toContain(expect.stringContaining('more:'))
+    })
+
+    it('escapes a rendered call like every service value', () => {
+      const lines = routineLines(
+        'DELETE /v1/t/{id}',
+        result({ planned: 1 }, { calls: 0, planned: ['DELETE /v1/t/<img src=x>'] })
+      )
+      expect(lines).toContain('| DELETE /v1/t/\\<img src=x\\> |')
+    })
+  })
 })

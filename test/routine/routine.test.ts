@@ -506,3 +506,104 @@ describe('runRoutine, rule by rule', () => {
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^results-[0-9a-f]{12}\.jsonl$/)])
   })
 })
+
+describe('a cancelled routine', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
+  const lines = (file: string) =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+
+  it('starts no call after the signal, records calls in flight as unknown and the rest as not made', async () => {
+    const cancel = new AbortController()
+    let started = 0
+    const transport: Transport = {
+      send: async (_request, gate) => {
+        await gate?.ready()
+        started++
+        if (started <= 3) return res(200)
+        if (started === 5) cancel.abort()
+        return new Promise<HttpResponse>(() => undefined) // held open by the service
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ concurrency: 2, targets: list(ids(10)), count: 10, signal: cancel.signal, drainMs: 20 })
+    )
+    expect(started).toBe(5)
+    expect(result.cancelled).toBe(true)
+    expect(outcomes(result)).toEqual({ succeeded: 3, unknown: 2, 'not-made': 5 })
+    expect(result.calls).toBe(5)
+    const written = lines(result.resultsFile)
+    expect(written).toHaveLength(10)
+    expect(written.filter(l => l.outcome === 'unknown').map(l => l.error)).toEqual([
+      'cancelled in flight: no answer before the step stopped',
+      'cancelled in flight: no answer before the step stopped'
+    ])
+    expect(routineError('POST /v1/t/{id}', result)?.message).toMatch(
+      /^The step was cancelled after 5 of 10 calls to POST \/v1\/t\/\{id\}: 0 of 5 calls failed, 2 outcomes unknown, 5 never made/
+    )
+  })
+
+  it('makes no call at all when the signal came first', async () => {
+    const cancel = new AbortController()
+    cancel.abort()
+    const { transport, sent } = fake(() => res(200))
+    const result = await runRoutine(transport, options({ targets: list(ids(4)), count: 4, signal: cancel.signal }))
+    expect(sent).toHaveLength(0)
+    expect(outcomes(result)).toEqual({ 'not-made': 4 })
+    expect(lines(result.resultsFile).map(l => l.outcome)).toEqual(Array(4).fill('not-made'))
+  })
+
+  it('stops feeding targets once the drain time is up, counting the rest without a line', async () => {
+    const clock = { now: 0 }
+    const cancel = new AbortController()
+    const feed = async (each: (t: unknown) => Promise<void>) => {
+      for (const [i, t] of ids(6).entries()) {
+        if (i === 2) {
+          cancel.abort()
+          clock.now += 5001 // reading the rest of the targets took longer than the drain
+        }
+        await each(t)
+      }
+    }
+    const { transport } = fake(() => res(200))
+    const result = await runRoutine(
+      transport,
+      options({ targets: feed, count: 6, signal: cancel.signal, now: () => clock.now })
+    )
+    expect(outcomes(result)).toEqual({ succeeded: 2, 'not-made': 4 })
+    expect(lines(result.resultsFile)).toHaveLength(2)
+  })
+
+  it('flushes and closes its file on a second signal, keeping the lines so far', async () => {
+    const hardStop = new AbortController()
+    let n = 0
+    const transport: Transport = {
+      send: async () => {
+        if (++n === 3) hardStop.abort()
+        return res(200)
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ concurrency: 1, targets: list(ids(5)), count: 5, hardStop: hardStop.signal })
+    )
+    // Lines after the hard stop are not written: the file ends with the lines the stop found.
+    expect(lines(result.resultsFile).length).toBeLessThan(5)
+    expect(readFileSync(result.resultsFile, 'utf8').endsWith('\n')).toBe(true)
+  })
+
+  it('stops starting calls when reading the targets fails, keeping what was made', async () => {
+    const feed = async (each: (t: unknown) => Promise<void>) => {
+      await each({ id: 'a' })
+      throw new Error('EIO: i/o error, read')
+    }
+    const { transport, sent } = fake(() => res(200))
+    const result = await runRoutine(transport, options({ targets: feed, count: 3 }))
+    expect(sent).toHaveLength(1)
+    expect(result.stopped).toBe('the targets could not be read on (EIO: i/o error, read): no new call was started')
+    expect(outcomes(result)).toEqual({ succeeded: 1, 'not-made': 2 })
+  })
+})
