@@ -86,6 +86,20 @@ describe('listTargets', () => {
     await expect(list()).rejects.toThrow('was already listed (a pagination loop)')
   })
 
+  it('refuses a loop that does not pass the first page', async () => {
+    const page3 = nock(API)
+      .get('/v1/targets')
+      .reply(200, { items: [1], next: '/v1/targets?page=2' })
+      .get('/v1/targets?page=2')
+      .reply(200, { items: [2], next: '/v1/targets?page=3' })
+      .get('/v1/targets?page=3')
+      .reply(200, { items: [3], next: '/v1/targets?page=2' })
+    await expect(list()).rejects.toThrow(
+      'the next-page link https://api.service.test/v1/targets?page=2 was already listed (a pagination loop)'
+    )
+    expect(page3.isDone()).toBe(true)
+  })
+
   it('fails rather than cutting the list at max-pages', async () => {
     nock(API)
       .get('/v1/targets')

@@ -111,6 +111,19 @@ describe('TargetsFile', () => {
     expect(JSON.parse(readFileSync(listing.file, 'utf8'))).toHaveLength(1035)
   })
 
+  it('holds the JSON of a list of exactly 1 MiB, and not of one byte more', () => {
+    // [{"id":"…"}]: 11 bytes around the id.
+    const exactly = [{ id: 'x'.repeat(MAX_OUTPUT_BYTES - 11) }]
+    const file = new TargetsFile({ dir })
+    file.add(exactly)
+    const listing = file.finish()
+    expect(listing.bytes).toBe(MAX_OUTPUT_BYTES)
+    expect(listing.json).toBe(JSON.stringify(exactly))
+    const more = new TargetsFile({ dir })
+    more.add([{ id: `${exactly[0].id}x` }])
+    expect(more.finish().json).toBeUndefined()
+  })
+
   it('accepts a list of exactly the size cap', () => {
     const file = new TargetsFile({ dir, maxBytes: 2 + JSON.stringify(page(0, 3)).length - 2 })
     file.add(page(0, 3))
