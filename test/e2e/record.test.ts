@@ -114,9 +114,9 @@ describe('a routine that fails keeps its record', () => {
 })
 
 describe('cancellation drains', () => {
-  const cancelled = async (signal: NodeJS.Signals) => {
+  /** A routine of 60 targets, 8 at a time, whose service answers 20 calls and then holds the rest. */
+  const held = async () => {
     targets = ids(60)
-    // The first 20 calls are answered; from then on the service holds every call open.
     answer = (_req, res, n) => (n <= 20 ? json(res, 200, { ok: n }) : hang(res))
     let child: ChildProcess | undefined
     const running = runAction(inputs({ call: 'POST /v1/t/{id}/scan', 'call-concurrency': '8' }), {
@@ -124,9 +124,14 @@ describe('cancellation drains', () => {
       onChild: c => (child = c)
     })
     await untilCalls(28)
+    return { running, child: child! }
+  }
+
+  const cancelled = async (signal: NodeJS.Signals) => {
+    const { running, child } = await held()
     const seenAtSignal = calls().length
     const signalledAt = Date.now()
-    child!.kill(signal)
+    child.kill(signal)
     const run = await running
     const tookMs = Date.now() - signalledAt
     return { run, tookMs, seenAtSignal }
@@ -165,18 +170,11 @@ describe('cancellation drains', () => {
   )
 
   it('flushes and exits at once on a second signal', async () => {
-    targets = ids(60)
-    answer = (_req, res, n) => (n <= 20 ? json(res, 200, { ok: n }) : hang(res))
-    let child: ChildProcess | undefined
-    const running = runAction(inputs({ call: 'POST /v1/t/{id}/scan', 'call-concurrency': '8' }), {
-      env: RUN,
-      onChild: c => (child = c)
-    })
-    await untilCalls(28)
-    child!.kill('SIGINT')
+    const { running, child } = await held()
+    child.kill('SIGINT')
     await new Promise(resolve => setTimeout(resolve, 200))
     const secondAt = Date.now()
-    child!.kill('SIGTERM')
+    child.kill('SIGTERM')
     const run = await running
     try {
       // Well inside the 5 s drain the first signal began: the second did not wait for it.

@@ -29,59 +29,14 @@ describe('planDigest', () => {
 })
 
 describe('isPlanDigest', () => {
+  const digest = (version: string, first: string) =>
+    [version, first, 'b'.repeat(8), 'c'.repeat(8), 'd'.repeat(8), 'e'.repeat(64)].join('.')
+
   it.each([
-    [
-      'plan1.' +
-        'a'.repeat(12) +
-        '.' +
-        'b'.repeat(8) +
-        '.' +
-        'c'.repeat(8) +
-        '.' +
-        'd'.repeat(8) +
-        '.' +
-        'e'.repeat(64),
-      true
-    ],
-    [
-      'plan2.' +
-        'a'.repeat(12) +
-        '.' +
-        'b'.repeat(8) +
-        '.' +
-        'c'.repeat(8) +
-        '.' +
-        'd'.repeat(8) +
-        '.' +
-        'e'.repeat(64),
-      false
-    ],
-    [
-      'plan1.' +
-        'a'.repeat(11) +
-        '.' +
-        'b'.repeat(8) +
-        '.' +
-        'c'.repeat(8) +
-        '.' +
-        'd'.repeat(8) +
-        '.' +
-        'e'.repeat(64),
-      false
-    ],
-    [
-      'plan1.' +
-        'A'.repeat(12) +
-        '.' +
-        'b'.repeat(8) +
-        '.' +
-        'c'.repeat(8) +
-        '.' +
-        'd'.repeat(8) +
-        '.' +
-        'e'.repeat(64),
-      false
-    ],
+    [digest('plan1', 'a'.repeat(12)), true],
+    [digest('plan2', 'a'.repeat(12)), false],
+    [digest('plan1', 'a'.repeat(11)), false],
+    [digest('plan1', 'A'.repeat(12)), false],
     [`sha256:${'a'.repeat(64)}`, false],
     ['', false]
   ])('%s -> %s', (text, expected) => {
