@@ -141,10 +141,8 @@ const curlEnv = {
 }
 const withCurl = has('curl') && has('jq')
 
-const ncc = join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
-// Built from build/, as npm run bundle builds the action, so that it gets the same stand-ins.
-execFileSync(process.execPath, [ncc, 'build', 'floor.ts', '-o', join(dir, 'floor'), '-m', '-q'], {
-  cwd: join(root, 'build'),
+// Built as npm run bundle builds the action, so that it gets the same stand-ins and minifier.
+execFileSync(process.execPath, [join(root, 'scripts', 'bundle.js'), 'floor.ts', join(dir, 'floor')], {
   stdio: 'inherit'
 })
 const floor = join(dir, 'floor', 'index.js')
