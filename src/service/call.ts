@@ -116,12 +116,17 @@ export function parseCall(call: string, body: string): CallSpec {
   }
 }
 
+/** A body string with placeholders: a class of its own, so that a body's {"template": …} stays data. */
+class BodyTemplate {
+  constructor(readonly parts: readonly Part[]) {}
+}
+
 /** Strings of the body become templates; everything else stays as it is. */
 function compileBody(value: unknown, note: (parts: readonly Part[]) => void): unknown {
   if (typeof value === 'string') {
     const parts = template(value, 'call-body')
     note(parts)
-    return parts.some(p => typeof p !== 'string') ? { template: parts } : parts.join('')
+    return parts.some(p => typeof p !== 'string') ? new BodyTemplate(parts) : parts.join('')
   }
   if (Array.isArray(value)) return value.map(v => compileBody(v, note))
   if (value && typeof value === 'object') {
@@ -187,19 +192,47 @@ export function renderPath(spec: CallSpec, target: unknown): string {
 /** The body for a target: a string that is one placeholder takes the field's JSON value. */
 export function renderBody(spec: CallSpec, target: unknown): string | undefined {
   if (spec.body === undefined) return undefined
-  const fill = (value: unknown): unknown => {
-    if (value && typeof value === 'object' && 'template' in value && !Array.isArray(value)) {
-      const parts = (value as { template: Part[] }).template
-      if (parts.length === 1 && typeof parts[0] !== 'string') return fieldOf(target, parts[0].field) ?? null
-      return parts.map(p => (typeof p === 'string' ? p : text(fieldOf(target, p.field)))).join('')
-    }
-    if (Array.isArray(value)) return value.map(fill)
-    if (value && typeof value === 'object' && !isRawNumber(value)) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]))
-    }
-    return value
+  let pieces = bodyPieces.get(spec)
+  if (!pieces) bodyPieces.set(spec, (pieces = piecesOf(spec.body, [])))
+  let out = ''
+  for (const piece of pieces) out += typeof piece === 'string' ? piece : piece(target)
+  return out
+}
+
+/**
+ * A body template as JSON.stringify would write it filled, worked out once per call input: its
+ * fixed text, and a function for each placeholder's string (a routine renders it for every target).
+ */
+type Piece = string | ((target: unknown) => string)
+const bodyPieces = new WeakMap<CallSpec, Piece[]>()
+function piecesOf(value: unknown, out: Piece[]): Piece[] {
+  const add = (piece: Piece): void => {
+    const last = out.length - 1
+    if (typeof piece === 'string' && typeof out[last] === 'string') out[last] += piece
+    else out.push(piece)
   }
-  return JSON.stringify(fill(spec.body))
+  if (value instanceof BodyTemplate) {
+    const [first, ...rest] = value.parts
+    if (rest.length === 0 && typeof first !== 'string') add(t => JSON.stringify(fieldOf(t, first.field) ?? null))
+    else
+      add(t => JSON.stringify(value.parts.map(p => (typeof p === 'string' ? p : text(fieldOf(t, p.field)))).join('')))
+  } else if (Array.isArray(value)) {
+    add('[')
+    for (const [i, v] of value.entries()) {
+      if (i > 0) add(',')
+      piecesOf(v, out)
+    }
+    add(']')
+  } else if (value !== null && typeof value === 'object') {
+    let separator = '{'
+    for (const [k, v] of Object.entries(value)) {
+      add(`${separator}${JSON.stringify(k)}:`)
+      piecesOf(v, out)
+      separator = ','
+    }
+    add(separator === '{' ? '{}' : '}')
+  } else add(JSON.stringify(value))
+  return out
 }
 
 /** The fields a target cannot fill, with why; empty when it fills them all. */

@@ -81,6 +81,23 @@ describe('rendering for a target', () => {
     )
   })
 
+  it('keeps a body key named "template" as data, and empty objects and arrays as they are', () => {
+    // A body's {"template": "…"} once read as a placeholder's parts: every call threw a TypeError.
+    const spec = parseCall('POST /x', '{"template":"weekly","t":{"template":"{id}"},"e":{},"a":[],"z":[{}, "{on}"]}')
+    expect(renderBody(spec, target)).toBe(
+      '{"template":"weekly","t":{"template":"a/../b?#"},"e":{},"a":[],"z":[{},true]}'
+    )
+    expect(renderBody(parseCall('POST /x', '"{owner}"'), target)).toBe('{"name":"Zoë"}')
+    expect(renderBody(parseCall('POST /x', '[1, "n={n}", -0, 1e3]'), target)).toBe('[1,"n=9007199254740993",0,1000]')
+    expect(renderBody(parseCall('POST /x', '{"k":"{id}"}'), {})).toBe('{"k":null}')
+  })
+
+  it('writes every body as JSON.stringify writes its template filled', () => {
+    const spec = parseCall('POST /x', '{"a":{"b":["{id}",{"c":"x{n}y"}],"d":null},"\\"":"{tags}","n":2.5}')
+    const filled = { a: { b: [target.id, { c: 'x9007199254740993y' }], d: null }, '"': ['x'], n: 2.5 }
+    expect(renderBody(spec, target)).toBe(JSON.stringify(filled))
+  })
+
   it('finds a . or .. segment in a rendered path, in every form a URL parser reads as one', () => {
     for (const segment of ['.', '..', '%2E', '%2e', '%2E%2E', '.%2e', '%2E.']) {
       expect(hasDotSegment(`/v1/${segment}/x`)).toBe(true)
