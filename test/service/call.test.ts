@@ -94,7 +94,7 @@ describe('rendering for a target', () => {
 
   it('writes every body as JSON.stringify writes its template filled', () => {
     const spec = parseCall('POST /x', '{"a":{"b":["{id}",{"c":"x{n}y"}],"d":null},"\\"":"{tags}","n":2.5}')
-    const filled = { a: { b: [target.id, { c: 'x9007199254740993y' }], d: null }, '"': ['x'], n: 2.5 }
+    const filled = { a: { b: ['a/../b?#', { c: 'x9007199254740993y' }], d: null }, '"': ['x'], n: 2.5 }
     expect(renderBody(spec, target)).toBe(JSON.stringify(filled))
   })
 
