@@ -62,7 +62,7 @@ export function getInputs(): Inputs {
     targetsOutput: boolean('targets-output'),
     call: call('list-targets'),
     summary: boolean('summary'),
-    baseUrl: url('base-url', { required: true }),
+    baseUrl: url('base-url'),
     exportVariable: variableName('export-variable')
   }
   if (token) {

@@ -57,7 +57,8 @@ export function choice(name: string, allowed: readonly string[]): string {
   return value
 }
 
-export function url(name: string, options: { required?: boolean; allowQuery?: boolean; what?: string } = {}): URL {
+/** A URL input, always required: `what` says what it is for when it is missing. */
+export function url(name: string, options: { allowQuery?: boolean; what?: string } = {}): URL {
   const value = core.getInput(name)
   if (!value) throw new Error(`Input required and not supplied: ${name}${options.what ? ` (${options.what})` : ''}`)
   let parsed: URL
