@@ -68,6 +68,41 @@ describe('report inputs', () => {
     ])
   })
 
+  it.each(['client-id', 'client-secret', 'private-key', 'token', 'sealed-token'])(
+    'says the one credential input %s is not used',
+    name => {
+      setInputs({ 'report-from': 'r', [name]: 'x' })
+      expect(reportInputs()?.from).toBe('r')
+      expect(warnings()).toEqual([
+        `::warning::Input report-from makes a report and no request, so ${name} is not used: remove it from this step\n`
+      ])
+    }
+  )
+
+  it('names every credential input it does not use, in order', () => {
+    setInputs({ 'report-from': 'r', 'sealed-token': 's', token: 't', 'private-key': 'k' })
+    reportInputs()
+    expect(warnings()).toEqual([
+      '::warning::Input report-from makes a report and no request, so private-key, token, sealed-token are not used: remove them from this step\n'
+    ])
+  })
+
+  it('takes the path of a call given with extra spaces', () => {
+    setInputs({ 'report-from': 'r', call: '  post   /v1/t/{id}  ', 'base-url': 'https://api.example.test/' })
+    const call = reportInputs()?.call
+    expect(call).toMatchObject({ method: 'POST', path: '/v1/t/{id}', body: '' })
+    expect(call?.baseUrl.href).toBe('https://api.example.test/')
+  })
+
+  it('says why base-url is needed with a call', () => {
+    setInputs({ 'report-from': 'r', call: 'POST /v1/t/{id}' })
+    expect(() => reportInputs()).toThrow(
+      new Error(
+        "Input required and not supplied: base-url (with call, the service the shards called: part of the call's fingerprint)"
+      )
+    )
+  })
+
   it.each([
     [
       { 'report-fail-on': 'succeeded' },

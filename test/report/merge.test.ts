@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -350,6 +351,47 @@ describe('mergeResults', () => {
     expect(report.failures).toEqual([{ target: 'a', status: 'HTTP 502', outcome: 'failed', said: 'third' }])
   })
 
+  it('accepts a shard count of 1, over what the lines say', async () => {
+    file('r.jsonl', [line('a', 'succeeded', 200, { shard: '3/4' }), line('b', 'failed', 500, { shard: '4/4' })])
+    const { report, reported } = await merge({ shardCount: 1 })
+    expect(report.shardCount).toBe(1)
+    expect(reported.map(r => r.shard)).toEqual(['1/1', '1/1'])
+    expect(report.shardsToRerun).toEqual(['1/1'])
+  })
+
+  it('says nothing of a snapshot without repeats or keys it lacks', async () => {
+    file('r.jsonl', [line('a', 'succeeded', 200), line('b', 'failed', 500)])
+    const { report, infos, warnings } = await merge({ snapshot: snapshot(['a', 'b', 'c']), fingerprint: FP })
+    expect([infos, warnings]).toEqual([[], []])
+    expect(report).toMatchObject({ targets: 3, notInSnapshot: 0 })
+  })
+
+  it('counts the targets a snapshot repeats in one line', async () => {
+    const path = snapshot(['a', 'b', 'a', 'b', 'a'])
+    const { report, infos } = await merge({ snapshot: path })
+    expect(infos).toEqual([`3 targets of ${path} repeat an earlier target's key: each key is reported once`])
+    expect(report.targets).toBe(2)
+  })
+
+  it('warns of one key the snapshot does not list', async () => {
+    file('r.jsonl', [line('a', 'succeeded', 200), line('x', 'failed', 500)])
+    const path = snapshot(['a'])
+    const { report, warnings } = await merge({ snapshot: path })
+    expect(warnings).toEqual([
+      `1 target has result lines but is not in ${path} (targets-from), and is not counted: were the shards run over another snapshot?`
+    ])
+    expect(report.notInSnapshot).toBe(1)
+  })
+
+  it('reads a snapshot whose digest is the one given', async () => {
+    file('r.jsonl', [line('a', 'succeeded', 200)])
+    const path = snapshot(['a', 'b'])
+    const digest = `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`
+    const { report, reported } = await merge({ snapshot: path, snapshotDigest: digest })
+    expect(reported.map(r => r.outcome)).toEqual(['succeeded', 'missing'])
+    expect(report.complete).toBe(true)
+  })
+
   it.each([0, 257, 1.5])('refuses a shard count of %p', async shardCount => {
     await expect(merge({ shardCount })).rejects.toThrow(`A report's shard count must be 1 to 256, not ${shardCount}`)
   })
@@ -409,6 +451,19 @@ describe('reportError', () => {
         FAIL_ON
       )
     ).toBeUndefined()
+  })
+
+  it('names exactly 32 shards without "and more", and counts the targets not made', async () => {
+    const ids = keys(1000)
+    const notMade = ids[0]
+    file('r.jsonl', [line(notMade, 'not-made', null, { shard: `${shardOf({ id: notMade }, 32)}/32` })])
+    const r = await merge({ snapshot: snapshot(ids), shardCount: 32 })
+    expect(r.report.shards).toHaveLength(32)
+    const message = reportError(r.report, new Set(['not-made', 'missing']))?.message ?? ''
+    const all = Array.from({ length: 32 }, (_, i) => `${i + 1}/32`).join(', ')
+    expect(message).toContain(
+      `: 0 failed, 0 unknown, 1 not made, 999 missing of 1,000 targets; shards to re-run: ${all}. Re-run those shards`
+    )
   })
 
   it('names 32 shards at most', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ReportFile, ReportLine, reportLine } from '../../src/report/report-file.js'
@@ -58,6 +58,84 @@ describe('ReportFile', () => {
     expect(writes.every(n => n <= 64 * 1024 || n === Buffer.byteLength(`${reportLine(long)}\n`))).toBe(true)
     expect(writes.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(expected))
     expect(writes.length).toBeLessThan(10)
+  })
+
+  it('fills a block to its last byte before it writes it', () => {
+    const writes: number[] = []
+    const counting = ((fd: number, bytes: Uint8Array, offset: number, length: number) => {
+      writes.push(length)
+      return writeSync(fd, bytes, offset, length)
+    }) as typeof writeSync
+    const base = `${reportLine({ ...done, key: '' })}\n`.length
+    const sized = (length: number) => ({ ...done, key: 'k'.repeat(length - base) })
+    // 5,536 bytes used, and a line of 20,000 that may take up to 60,000: exactly 64 KiB, which fits.
+    const fits = new ReportFile(dir, counting)
+    fits.add(sized(5536))
+    fits.add(sized(20_000))
+    fits.close()
+    expect(writes).toEqual([25_536])
+    writes.length = 0
+    const over = new ReportFile(dir, counting)
+    over.add(sized(5537))
+    over.add(sized(20_000))
+    over.close()
+    expect(writes).toEqual([5537, 20_000])
+    expect(readFileSync(over.path, 'utf8')).toBe(`${reportLine(sized(5537))}\n${reportLine(sized(20_000))}\n`)
+  })
+
+  it('writes nothing for a report without a line', () => {
+    const writes: number[] = []
+    const counting = ((fd: number, bytes: Uint8Array, offset: number, length: number) => {
+      writes.push(length)
+      return writeSync(fd, bytes, offset, length)
+    }) as typeof writeSync
+    const file = new ReportFile(dir, counting)
+    file.close()
+    expect(writes).toEqual([])
+    expect(readFileSync(file.path, 'utf8')).toBe('')
+  })
+
+  it('discards once: again, or a close after it, does nothing', () => {
+    const file = new ReportFile(dir)
+    file.add(done)
+    file.discard()
+    expect(() => file.discard()).not.toThrow()
+    expect(() => file.close()).not.toThrow()
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  // Linux lists a process's open files in /proc/self/fd.
+  const onLinux = process.platform === 'linux' ? it : it.skip
+  const openOn = (path: string) =>
+    readdirSync('/proc/self/fd').filter(fd => {
+      try {
+        // A removed file's descriptor links to "<path> (deleted)".
+        return readlinkSync(join('/proc/self/fd', fd)).replace(/ \(deleted\)$/, '') === path
+      } catch {
+        return false
+      }
+    })
+
+  onLinux('leaves no descriptor open once closed or discarded', () => {
+    const closed = new ReportFile(dir)
+    closed.add(done)
+    expect(openOn(closed.path)).toHaveLength(1)
+    closed.close()
+    expect(openOn(closed.path)).toEqual([])
+    const discarded = new ReportFile(dir)
+    discarded.add(done)
+    discarded.discard()
+    expect(openOn(discarded.path)).toEqual([])
+  })
+
+  onLinux('closes the file when the last write fails', () => {
+    const full = (() => {
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+    }) as typeof writeSync
+    const file = new ReportFile(dir, full)
+    file.add(done)
+    expect(() => file.close()).toThrow('ENOSPC')
+    expect(openOn(file.path)).toEqual([])
   })
 
   it('redacts each line', () => {

@@ -175,6 +175,134 @@ describe('renderReportSummary', () => {
     )
   })
 
+  it('without a snapshot shows no missing column, and sorts the statuses by count', () => {
+    const text = renderReportSummary(
+      report({
+        complete: false,
+        targets: 10,
+        counts: map<ReportOutcome>({ succeeded: 6, failed: 1, unknown: 1, 'not-made': 2 }),
+        byStatus: map({ 'HTTP 500': 1, 'no response': 1, 'HTTP 201': 6 }),
+        shardCount: 2,
+        shards: [
+          row('1/2', { succeeded: 3, failed: 1, 'not-made': 1 }),
+          row('2/2', { succeeded: 3, unknown: 1, 'not-made': 1 })
+        ],
+        failures: [
+          { target: 't-1', status: 'HTTP 500', outcome: 'failed', said: 'boom' },
+          { target: 't-2', status: 'no response', outcome: 'unknown', said: 'timed out' }
+        ],
+        shardsToRerun: ['1/2', '2/2'],
+        files: 2,
+        lines: 12,
+        unreadable: ['/r/bad.jsonl']
+      })
+    )
+    expect(text).toBe(
+      [
+        '## Report over 2 shards: 4 of 10 targets seen not done',
+        '',
+        '**6 succeeded, 0 skipped, 1 failed, 1 unknown, 2 not made**, from 2 results files (12 lines).',
+        '',
+        'Missing targets cannot be seen: this report counts only the targets that have a line in the results files. ' +
+          'Pass `targets-from` and `targets-digest` (the snapshot the shards read) to account for every target.',
+        '',
+        '**Shards to re-run**: 1/2, 2/2.',
+        '',
+        '| status | targets |',
+        '| --- | ---: |',
+        '| HTTP 201 | 6 |',
+        '| HTTP 500 | 1 |',
+        '| no response | 1 |',
+        '',
+        '### Shards',
+        '',
+        '| shard | targets | succeeded | failed | unknown | not made |',
+        '| --- | ---: | ---: | ---: | ---: | ---: |',
+        '| 1/2 | 5 | 3 | 1 | 0 | 1 |',
+        '| 2/2 | 5 | 3 | 0 | 1 | 1 |',
+        '',
+        '### Failed or unknown',
+        '',
+        '| target | status | what the service said |',
+        '| --- | --- | --- |',
+        '| t-1 | HTTP 500 | boom |',
+        '| t-2 | unknown, no response | timed out |',
+        '',
+        '**Not counted** (see the warnings): 1 results file with a line that is not a result line (/r/bad.jsonl).',
+        '',
+        WHERE,
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('shows no status table when no call was made, and names one missing shard', () => {
+    const text = renderReportSummary(
+      report({
+        targets: 4,
+        counts: map<ReportOutcome>({ missing: 4 }),
+        byStatus: new Map(),
+        shards: [row('1/1', { missing: 4 })],
+        missingShards: ['1/1'],
+        shardsToRerun: ['1/1'],
+        files: 0,
+        lines: 0
+      })
+    )
+    expect(text).toBe(
+      [
+        '## Report: 4 of 4 targets not done',
+        '',
+        '**0 succeeded, 0 skipped, 0 failed, 0 unknown, 0 not made, 4 missing**, from 0 results files (0 lines).',
+        '',
+        '**Shards to re-run**: 1/1.',
+        '',
+        'Missing targets (no line in any results file: a shard that died, was cancelled before writing, or whose artifact is absent) are in shard 1/1.',
+        '',
+        WHERE,
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('folds one shard with every target done in the singular', () => {
+    const text = renderReportSummary(
+      report({
+        shardCount: 3,
+        counts: map<ReportOutcome>({ succeeded: 590, failed: 1, missing: 9 }),
+        shards: [
+          row('1/3', { succeeded: 200 }),
+          row('2/3', { succeeded: 199, failed: 1 }),
+          row('3/3', { succeeded: 191, missing: 9 })
+        ]
+      })
+    )
+    expect(text).toContain(
+      [
+        '| shard | targets | succeeded | failed | unknown | missing |',
+        '| --- | ---: | ---: | ---: | ---: | ---: |',
+        '| 2/3 | 200 | 199 | 1 | 0 | 0 |',
+        '| 3/3 | 200 | 191 | 0 | 0 | 9 |',
+        '',
+        '<details><summary>The other 1 shard has every target done</summary>',
+        '',
+        '| shard | targets | succeeded |',
+        '| --- | ---: | ---: |',
+        '| 1/3 | 200 | 200 |',
+        '',
+        '</details>'
+      ].join('\n')
+    )
+  })
+
+  it('names ten unreadable files without "and more"', () => {
+    const unreadable = Array.from({ length: 10 }, (_, i) => `/r/f${i}.jsonl`)
+    const text = renderReportSummary(report({ unreadable }))
+    expect(text).toContain(
+      `\n\n**Not counted** (see the warnings): 10 results files with a line that is not a result line (${unreadable.join(', ')}).\n`
+    )
+  })
+
   it('keeps hostile values inert: no command, HTML, link or image', () => {
     mask('summary-secret-54')
     const hostile = ['::error::x', '<img src=x>', '[a](http://e)', '![i](http://e/i.png)', 'x\n::warning::y']

@@ -1,0 +1,189 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PendingFailure, readFailures, statusText } from '../../src/report/merge-failures.js'
+import { LineFields, resultLine } from '../../src/routine/lines.js'
+import { mask } from '../../src/secrets.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-merge-failures-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const FP = '0123456789abcdef'
+const OTHER = 'fedcba9876543210'
+
+interface LineSpec {
+  readonly attempt?: number
+  readonly call?: string
+  readonly error?: string
+  readonly body?: string
+}
+const line = (
+  key: string,
+  outcome: LineFields['outcome'],
+  status: number | null,
+  { attempt = 1, call = FP, error, body }: LineSpec = {}
+) =>
+  resultLine(
+    { fingerprint: call, runAttempt: attempt },
+    { key, outcome, status, index: 0, target: { id: key }, error, body }
+  )
+
+const file = (name: string, lines: string[], { eol = '\n', end = eol }: { eol?: string; end?: string } = {}) => {
+  const path = join(dir, name)
+  writeFileSync(path, lines.join(eol) + end)
+  return path
+}
+
+const pending = (key: string, file: string, overrides: Partial<PendingFailure> = {}): PendingFailure => ({
+  key,
+  status: 500,
+  outcome: 'failed',
+  runAttempt: 1,
+  file,
+  ...overrides
+})
+
+describe('statusText', () => {
+  it.each([
+    [500, 'HTTP 500'],
+    [null, 'no response']
+  ])('says %p as %p', (status, text) => {
+    expect(statusText(status)).toBe(text)
+  })
+})
+
+describe('readFailures', () => {
+  it('takes the error, else the body as text or JSON, of each failure, in the order given', () => {
+    const path = file('r.jsonl', [
+      line('a', 'failed', 500, { error: 'boom' }),
+      line('b', 'failed', 502, { body: '"body":"bad gateway"' }),
+      line('c', 'failed', 409, { body: '"body":{"error":"conflict"}' }),
+      line('d', 'unknown', null),
+      line('e', 'failed', 500, { body: '"body":null' })
+    ])
+    const failures = readFailures(
+      [
+        pending('c', path, { status: 409 }),
+        pending('a', path),
+        pending('b', path, { status: 502 }),
+        pending('d', path, { status: null, outcome: 'unknown' }),
+        pending('e', path)
+      ],
+      FP
+    )
+    expect(failures).toEqual([
+      { target: 'c', status: 'HTTP 409', outcome: 'failed', said: '{"error":"conflict"}' },
+      { target: 'a', status: 'HTTP 500', outcome: 'failed', said: 'boom' },
+      { target: 'b', status: 'HTTP 502', outcome: 'failed', said: 'bad gateway' },
+      { target: 'd', status: 'no response', outcome: 'unknown', said: '' },
+      { target: 'e', status: 'HTTP 500', outcome: 'failed', said: '' }
+    ])
+  })
+
+  it('says nothing of a failure whose line is not in its file', () => {
+    const path = file('r.jsonl', [line('a', 'failed', 500, { error: 'boom' })])
+    expect(readFailures([pending('z', path)], FP)).toEqual([
+      { target: 'z', status: 'HTTP 500', outcome: 'failed', said: '' }
+    ])
+  })
+
+  it('takes the last line of the winning attempt, not a later line of an earlier attempt', () => {
+    const path = file('r.jsonl', [
+      line('a', 'failed', 500, { attempt: 2, error: 'first of 2' }),
+      line('a', 'failed', 500, { attempt: 2, error: 'last of 2' }),
+      line('a', 'failed', 500, { attempt: 1, error: 'of 1' })
+    ])
+    expect(readFailures([pending('a', path, { runAttempt: 2 })], FP)[0].said).toBe('last of 2')
+  })
+
+  it('compares attempts as the table keeps them: clamped to 262,143', () => {
+    const path = file('r.jsonl', [line('a', 'failed', 500, { attempt: 300_000, error: 'late' })])
+    expect(readFailures([pending('a', path, { runAttempt: 262_143 })], FP)[0].said).toBe('late')
+  })
+
+  it('skips lines of another call, planned lines and lines that are not result lines', () => {
+    const path = file('r.jsonl', [
+      'not a result line',
+      line('a', 'failed', 500, { error: 'mine' }),
+      line('a', 'failed', 503, { call: OTHER, error: 'theirs' }),
+      line('a', 'planned', null),
+      '{"key":"a"}',
+      ''
+    ])
+    expect(readFailures([pending('a', path)], FP)[0].said).toBe('mine')
+  })
+
+  it('reads each failure from its own file only', () => {
+    const early = file('1.jsonl', [line('a', 'failed', 500, { error: 'early' }), line('c', 'failed', 500)])
+    const late = file('2.jsonl', [line('a', 'failed', 502, { error: 'late' }), line('b', 'failed', 500)])
+    const failures = readFailures(
+      [pending('a', late, { status: 502 }), pending('c', early), pending('b', early, { outcome: 'unknown' })],
+      FP
+    )
+    expect(failures.map(f => [f.target, f.said])).toEqual([
+      ['a', 'late'],
+      ['c', ''],
+      ['b', '']
+    ])
+  })
+
+  it('says nothing of a line that starts as a result line but is not JSON', () => {
+    const broken = `${line('a', 'failed', 500, { error: 'boom' }).slice(0, -1)},"x":}`
+    const path = file('r.jsonl', [broken])
+    expect(readFailures([pending('a', path)], FP)[0].said).toBe('')
+  })
+
+  it('reads lines that end in CRLF, the last one without its line break', () => {
+    const path = file(
+      'r.jsonl',
+      [line('a', 'failed', 500, { error: 'one' }), line('b', 'failed', 500, { error: 'two' })],
+      { eol: '\r\n', end: '\r' }
+    )
+    expect(readFailures([pending('a', path), pending('b', path)], FP).map(f => f.said)).toEqual(['one', 'two'])
+  })
+
+  it('drops only the carriage return that ends a line', () => {
+    // A raw CR inside a JSON string is not JSON: the excerpt is empty, not the text without the CR.
+    const inner = (key: string) => `${line(key, 'failed', 500).slice(0, -1)},"error":"x\ry"}`
+    const path = file('r.jsonl', [inner('a'), inner('b')], { eol: '\r\n', end: '\r' })
+    expect(readFailures([pending('a', path), pending('b', path)], FP).map(f => f.said)).toEqual(['', ''])
+  })
+
+  it('reads a file larger than its 64 KiB block, with characters across the blocks', () => {
+    const lines = Array.from({ length: 400 }, (_, i) =>
+      line(`k${i}`, 'failed', 500, { error: `${'é'.repeat(150)}-${i}` })
+    )
+    const path = file('r.jsonl', lines)
+    const failures = readFailures([pending('k0', path), pending('k199', path), pending('k399', path)], FP)
+    expect(failures.map(f => f.said)).toEqual([
+      `${'é'.repeat(150)}-0`,
+      `${'é'.repeat(150)}-199`,
+      `${'é'.repeat(150)}-399`
+    ])
+  })
+
+  it('cuts and redacts the excerpt', () => {
+    mask('failures-secret-93')
+    const path = file('r.jsonl', [line('a', 'failed', 500, { error: `failures-secret-93 ${'y'.repeat(300)}` })])
+    expect(readFailures([pending('a', path)], FP)[0].said).toBe(`*** ${'y'.repeat(196)}…`)
+  })
+
+  // Linux lists a process's open files in /proc/self/fd.
+  const onLinux = process.platform === 'linux' ? it : it.skip
+  onLinux('closes every file it reads', () => {
+    const path = file('r.jsonl', [line('a', 'failed', 500, { error: 'boom' })])
+    const open = () =>
+      readdirSync('/proc/self/fd').filter(fd => {
+        try {
+          return readlinkSync(join('/proc/self/fd', fd)) === path
+        } catch {
+          return false
+        }
+      })
+    readFailures([pending('a', path)], FP)
+    expect(open()).toEqual([])
+  })
+})
