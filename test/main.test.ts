@@ -1,9 +1,11 @@
+import { EventEmitter } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import nock from 'nock'
 import { DEFAULTS } from '../src/inputs.js'
 import { run } from '../src/main.js'
+import { planDigest } from '../src/routine/plan.js'
 import { captureStdout, readFileCommands } from './helpers.js'
 import { useNock } from './nock.js'
 
@@ -186,5 +188,156 @@ describe('run', () => {
     nock(API).get('/v1/targets').reply(200, [])
     await run()
     expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toBe('')
+  })
+
+  describe('with a call', () => {
+    const identity = (path: string) => ({ method: 'POST', path, body: '', baseUrl: new URL(API) })
+    const summary = () => readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')
+    const snapshot = (targets: unknown[]) => {
+      const path = join(dir, 'snapshot.json')
+      writeFileSync(path, `[\n${targets.map(t => JSON.stringify(t)).join(',\n')}\n]\n`)
+      return path
+    }
+    /** run() with signals from an emitter, and the exit codes it asked for instead of exiting. */
+    const running = () => {
+      const source = new EventEmitter()
+      const exits: number[] = []
+      return { source, exits, done: run({ signals: source, exit: code => exits.push(code) }) }
+    }
+
+    it('binds plan-digest to the listing and the call, and calls every target', async () => {
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      token()
+      nock(API)
+        .get('/v1/targets')
+        .reply(200, [{ id: 'a' }, { id: 'b' }])
+      nock(API).post('/v1/t/a').reply(200, {}).post('/v1/t/b').reply(200, {})
+      const { exits, done } = running()
+      await done
+      expect(errors()).toEqual([])
+      expect(exits).toEqual([])
+      const set = outputs()
+      expect(set['targets-digest']).toMatch(/^sha256:[0-9a-f]{64}$/)
+      expect(set['plan-digest']).toBe(planDigest(set['targets-digest'], identity('/v1/t/{id}')))
+      expect(set).toMatchObject({ 'calls-succeeded': '2', 'calls-failed': '0' })
+      expect(summary()).toMatch(/^## POST \/v1\/t\/\{id\}: All 2 targets done\n/)
+      expect(summary()).toContain('- **Targets**: 2 from https\\://api.service.test\n')
+    })
+
+    it('binds plan-digest to no targets for one call without a listing', async () => {
+      process.env['INPUT_LIST-TARGETS'] = 'false'
+      process.env.INPUT_CALL = 'POST /v1/ping'
+      process.env['INPUT_CALL-DRY-RUN'] = 'true'
+      token()
+      await run()
+      expect(errors()).toEqual([])
+      expect(outputs()['plan-digest']).toBe(planDigest('', identity('/v1/ping')))
+    })
+
+    it('reads targets-from, before the token, and names it in the summary', async () => {
+      process.env['INPUT_TARGETS-FROM'] = snapshot([{ id: 'a' }, { id: 'b' }, { id: 'c' }])
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      process.env['INPUT_CALL-DRY-RUN'] = 'true'
+      token()
+      await run()
+      expect(errors()).toEqual([])
+      expect(outputs()).toMatchObject({ 'target-count': '3', 'calls-planned': '3' })
+      expect(outputs()).not.toHaveProperty('targets-digest')
+      expect(summary()).toContain('- **Targets**: 3 from targets-from')
+    })
+
+    it('checks every listed target against the call before any call', async () => {
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      token()
+      nock(API)
+        .get('/v1/targets')
+        .reply(200, [{ id: 'a' }, { name: 'no-id' }])
+      await run()
+      expect(errors()).toEqual([
+        expect.stringMatching(
+          /^::error::Input call: 1 of 2 targets cannot fill its placeholders, so no call was made: /
+        )
+      ])
+      expect(outputs()).toEqual({})
+      expect(tempFiles()).toEqual([])
+    })
+
+    it('writes the summary and fails the step when calls fail', async () => {
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      token()
+      nock(API)
+        .get('/v1/targets')
+        .reply(200, [{ id: 'a' }, { id: 'b' }])
+      nock(API).post('/v1/t/a').reply(200, {}).post('/v1/t/b').reply(500, { e: 1 })
+      await run()
+      expect(process.exitCode).toBe(1)
+      expect(errors()).toEqual([
+        expect.stringMatching(/^::error::Failed to call POST \/v1\/t\/\{id\}: 1 of 2 calls failed \(HTTP 500: 1\)/)
+      ])
+      expect(outputs()).toMatchObject({ 'calls-succeeded': '1', 'calls-failed': '1' })
+      expect(summary()).toMatch(/^## POST \/v1\/t\/\{id\}: 1 of 2 targets not done\n/)
+    })
+
+    it('discards the targets file and fails when cancelled before any call', async () => {
+      process.env['INPUT_TARGETS-FROM'] = snapshot([{ id: 'a' }])
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      const { source, exits, done } = running()
+      nock(IDP)
+        .post('/oauth/token')
+        .reply(() => {
+          source.emit('SIGTERM', 'SIGTERM')
+          return [200, { access_token: TOKEN, expires_in: 3600 }]
+        })
+      nock(API).post('/v1/t/a').reply(200, {})
+      await done
+      expect(exits[0]).toBe(1)
+      expect(errors()[0]).toBe(
+        '::error::The step was cancelled (SIGTERM) before any call was made: no output was set and no file kept\n'
+      )
+      expect(tempFiles().filter(f => f.startsWith('targets-'))).toEqual([])
+    })
+
+    it('drains at a first signal during the calls, and ends the step once the record is written', async () => {
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      process.env['INPUT_CALL-CONCURRENCY'] = '1'
+      token()
+      nock(API)
+        .get('/v1/targets')
+        .reply(200, [{ id: 'a' }, { id: 'b' }])
+      const { source, exits, done } = running()
+      nock(API)
+        .post('/v1/t/a')
+        .reply(() => {
+          source.emit('SIGINT', 'SIGINT')
+          return [200, {}]
+        })
+      await done
+      expect(exits).toEqual([1])
+      expect(errors()).toEqual([expect.stringMatching(/^::error::The step was cancelled after 1 of 2 calls to POST/)])
+      expect(outputs()).toMatchObject({ 'calls-succeeded': '1', 'calls-not-made': '1' })
+    })
+
+    it('stops at once at a second signal during the calls, saying so', async () => {
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      process.env['INPUT_CALL-CONCURRENCY'] = '1'
+      token()
+      nock(API)
+        .get('/v1/targets')
+        .reply(200, [{ id: 'a' }, { id: 'b' }])
+      const { source, exits, done } = running()
+      nock(API)
+        .post('/v1/t/a')
+        .reply(() => {
+          source.emit('SIGINT', 'SIGINT')
+          source.emit('SIGTERM', 'SIGTERM')
+          return [200, {}]
+        })
+      await done
+      expect(exits).toEqual([1, 1])
+      expect(errors()[0]).toBe(
+        '::error::The step was cancelled again (SIGTERM): its results file was flushed as it stood, no output was set\n'
+      )
+      expect(errors().filter(e => e.includes('cancelled again'))).toHaveLength(1)
+    })
   })
 })

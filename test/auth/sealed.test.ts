@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { Credentials } from '../../src/auth/credentials.js'
+import { ClientAuth, Credentials } from '../../src/auth/credentials.js'
 import { binding, PREFIX, SCRYPT, Sealer, unseal } from '../../src/auth/sealed.js'
 import { clientSecretBasic, clientSecretPost } from '../../src/auth/client-secret.js'
 import { privateKeyJwt } from '../../src/auth/private-key-jwt.js'
@@ -142,5 +142,35 @@ describe('sealed tokens', () => {
     ['m2m2.abc', 'it is truncated']
   ])('explains why %j is unusable', async (sealed, reason) => {
     await expect(unseal(sealed, credentials, baseUrl)).resolves.toEqual({ reason })
+  })
+})
+
+describe('sealed tokens without a secret, or with bad contents', () => {
+  const noSecret: Credentials = {
+    ...credentials,
+    auth: {
+      method: 'github-oidc',
+      proof: async () => ({ headers: {}, fields: () => ({}) }),
+      keyMaterial: () => undefined,
+      bound: { method: 'github-oidc' },
+      proofInputs: 'none'
+    } satisfies ClientAuth
+  }
+
+  it('refuses to seal with a client-auth that holds no secret', async () => {
+    await expect(new Sealer(noSecret, baseUrl).seal(contents)).rejects.toThrow(
+      'client-auth github-oidc holds no secret to seal with'
+    )
+  })
+
+  it('cannot open a sealed token with a client-auth that holds no secret', async () => {
+    expect(await unseal(await seal(), noSecret, baseUrl)).toEqual({
+      reason: 'client-auth github-oidc holds no secret to open it with'
+    })
+  })
+
+  it('says the contents are malformed when they hold no token', async () => {
+    const empty = await new Sealer(credentials, baseUrl).seal({ ...contents, accessToken: '' })
+    expect(await unseal(empty, credentials, baseUrl)).toEqual({ reason: 'its contents are malformed' })
   })
 })

@@ -1,6 +1,7 @@
 import nock from 'nock'
-import { Sealer } from '../../src/auth/sealed.js'
-import { obtainToken, TokenOptions } from '../../src/auth/token.js'
+import { ClientAuth } from '../../src/auth/credentials.js'
+import { Sealer, unseal } from '../../src/auth/sealed.js'
+import { obtainToken, renewer, TokenOptions } from '../../src/auth/token.js'
 import { captureStdout, recordingHttp } from '../helpers.js'
 import { clientSecretPost } from '../../src/auth/client-secret.js'
 import { useNock } from '../nock.js'
@@ -177,5 +178,90 @@ describe('obtainToken: which source wins, and each fallback', () => {
     expect(warnings()).toEqual([
       '::warning::The sealed-token input was not used: it is truncated. Exchanging client credentials instead.\n'
     ])
+  })
+})
+
+describe('obtainToken: the edges of each source', () => {
+  const written = captureStdout()
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+  /** A client-auth that proves the client with no secret of its own, as github-oidc does. */
+  const noSecret: ClientAuth = {
+    method: 'no-secret-test',
+    proof: async clientId => ({ headers: {}, fields: () => ({ client_id: clientId }) }),
+    keyMaterial: () => undefined,
+    bound: { method: 'no-secret-test' },
+    proofInputs: 'the client-id input'
+  }
+
+  it('takes an absent token input as an empty token', async () => {
+    const { token } = await obtainToken({ ...base, credentials: undefined }, recordingHttp().http, NOW)
+    expect(token.accessToken).toBe('')
+  })
+
+  it('warns a shard job word for word', async () => {
+    issued({ access_token: 'shard-own-token-3', expires_in: 3600 })
+    await obtainToken({ ...base, shardJob: true }, recordingHttp().http, NOW)
+    expect(warnings()).toEqual([
+      '::warning::This shard job exchanges client credentials for its own token: every shard job of the fan-out does, and each ' +
+        "exchange counts against the identity provider's quota (Auth0's free plan: 1,000 machine tokens a month). " +
+        "Pass the listing job's sealed-token output to sealed-token to exchange once per run.\n"
+    ])
+  })
+
+  it('says a sealed token that expires this very second has expired', async () => {
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: 'now-token-1234',
+      expiresAtMs: NOW
+    })
+    issued({ access_token: 'new-token-9012', expires_in: 600 })
+    await obtainToken({ ...base, sealedToken }, recordingHttp().http, NOW)
+    expect(warnings()[0]).toBe(
+      '::warning::The sealed-token input has expired, less than min-validity-seconds (300). Exchanging client credentials for a fresh token.\n'
+    )
+  })
+
+  it('seals the token it was issued, its scope and expiry, and says nothing of a missing seal', async () => {
+    issued({ access_token: 'to-seal-token-1', expires_in: 600, scope: 'read:targets' })
+    const got = await obtainToken(base, recordingHttp().http, NOW)
+    expect(await unseal((await got.sealed)!, base.credentials!, base.baseUrl)).toEqual({
+      accessToken: 'to-seal-token-1',
+      scope: 'read:targets',
+      expiresAtMs: NOW + 600_000
+    })
+    expect(written.some(l => l.startsWith('No sealed-token output'))).toBe(false)
+  })
+
+  it('seals nothing, and says why, for a client-auth without a secret', async () => {
+    issued({ access_token: 'unsealed-token-1', expires_in: 600 })
+    const got = await obtainToken(
+      { ...base, credentials: { ...base.credentials!, auth: noSecret }, shardJob: true },
+      recordingHttp().http,
+      NOW
+    )
+    expect(got.token.accessToken).toBe('unsealed-token-1')
+    await expect(got.sealed).resolves.toBeUndefined()
+    expect(warnings()).toEqual([])
+    expect(written).toContain(
+      'No sealed-token output: client-auth no-secret-test holds no secret to seal with, so each job of a fan-out exchanges its own\n'
+    )
+  })
+})
+
+describe('renewer', () => {
+  const written = captureStdout()
+
+  it('is undefined without credentials', () => {
+    expect(renewer({ credentials: undefined }, recordingHttp().http)).toBeUndefined()
+  })
+
+  it('exchanges the credentials again for a fresh token, each time it is called', async () => {
+    issued({ access_token: 'renewed-token-1', expires_in: 600 })
+    issued({ access_token: 'renewed-token-2' })
+    const renew = renewer(base, recordingHttp().http)!
+    const first = await renew()
+    expect(first).toMatchObject({ accessToken: 'renewed-token-1', expiresInSeconds: 600, source: 'exchange' })
+    expect(written).toContain('Exchanged client credentials for a fresh token, expires in 10 min\n')
+    expect((await renew()).accessToken).toBe('renewed-token-2')
+    expect(written).toContain('Exchanged client credentials for a fresh token (its lifetime is not stated)\n')
   })
 })

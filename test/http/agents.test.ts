@@ -1,3 +1,7 @@
+import { jest } from '@jest/globals'
+import { HttpClient } from '@actions/http-client'
+import * as http from 'node:http'
+import * as https from 'node:https'
 import { Agents, trustEnvironment } from '../../src/http/agents.js'
 
 describe('Agents', () => {
@@ -22,6 +26,32 @@ describe('Agents', () => {
     agents.dispose()
   })
 
+  it('makes one connection per origin, cached for the calls after the first', async () => {
+    const agents = new Agents('test-agent/1')
+    const url = new URL('https://api.service.test/v1/targets')
+    expect(agents.cached(url)).toBeUndefined()
+    const first = await agents.connectionFor(url)
+    expect(agents.cached(new URL('https://api.service.test/v1/other'))).toBe(first)
+    expect(await agents.connectionFor(new URL('https://api.service.test/v2'))).toBe(first)
+    expect(agents.cached(new URL('https://idp.service.test/'))).toBeUndefined()
+    agents.dispose()
+    expect(agents.cached(url)).toBeUndefined()
+  })
+
+  it('uses the https module for https, http for http, and verifies certificates', async () => {
+    const agents = new Agents('test-agent/1')
+    const secure = await agents.connectionFor(new URL('https://api.service.test/'))
+    const plain = await agents.connectionFor(new URL('http://127.0.0.1:8080/'))
+    expect(secure.request).toBe(https.request)
+    expect(secure.agent).toBeInstanceOf(https.Agent)
+    expect((secure.agent as unknown as { options: { rejectUnauthorized?: boolean } }).options.rejectUnauthorized).toBe(
+      true
+    )
+    expect(plain.request).toBe(http.request)
+    expect(plain.agent).not.toBeInstanceOf(https.Agent)
+    agents.dispose()
+  })
+
   it('sends what HTTPS_PROXY names through the proxy, minding NO_PROXY and loopback hosts', async () => {
     process.env.HTTPS_PROXY = 'http://proxy.corp.test:3128'
     process.env.NO_PROXY = '.internal.test'
@@ -34,7 +64,10 @@ describe('Agents', () => {
     expect((await agents.connectionFor(new URL('https://other.service.test/'))).agent).toBe(proxied.agent)
     expect((await agents.connectionFor(new URL('https://idp.internal.test/token'))).proxy).toBeUndefined()
     expect((await agents.connectionFor(new URL('http://127.0.0.1:8080/'))).proxy).toBeUndefined()
+    const dispose = jest.spyOn(HttpClient.prototype, 'dispose')
     agents.dispose()
+    expect(dispose).toHaveBeenCalledTimes(1)
+    dispose.mockRestore()
     const fresh = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
     expect(fresh.agent).not.toBe(proxied.agent)
     agents.dispose()
@@ -55,7 +88,10 @@ describe('trustEnvironment', () => {
       () => undefined
     )
     expect(process.env.NODE_TLS_REJECT_UNAUTHORIZED).toBeUndefined()
-    expect(warnings).toEqual([expect.stringMatching(/^NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the job/)])
+    expect(warnings).toEqual([
+      'NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the job: this step verifies TLS certificates anyway, as it sends credentials. ' +
+        'To trust an internal CA, set NODE_EXTRA_CA_CERTS to its certificate (PEM) instead.'
+    ])
     process.env.NODE_TLS_REJECT_UNAUTHORIZED = '1'
     trustEnvironment(
       m => warnings.push(m),

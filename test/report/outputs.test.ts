@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ENV_VALUE_BYTES, publish } from '../../src/report/outputs.js'
+import { MergedReport } from '../../src/report/merge.js'
+import { callOutputs, ENV_VALUE_BYTES, publish, publishReport } from '../../src/report/outputs.js'
+import { Outcome } from '../../src/routine/lines.js'
+import { RoutineResult } from '../../src/routine/routine.js'
 import { Listing, MAX_OUTPUT_BYTES } from '../../src/targets/file.js'
 import { Token } from '../../src/auth/token.js'
 import { captureStdout, readFileCommands } from '../helpers.js'
@@ -180,5 +183,156 @@ describe('publish', () => {
     publish({ token: { ...token, scope: 'a\nEOF\ninjected<<EOF\nx' }, sealed })
     expect(outputs().scope).toBe('a\nEOF\ninjected<<EOF\nx')
     expect(outputs().injected).toBeUndefined()
+  })
+})
+
+describe('publish, for a token that states no lifetime', () => {
+  it('sets expires-in, expires-at, scope and sealed-token empty', () => {
+    publish({ token: { accessToken: 'opaque-token', tokenType: 'Bearer', source: 'input' } })
+    expect(outputs()).toEqual({
+      token: 'opaque-token',
+      'token-type': 'Bearer',
+      'token-source': 'input',
+      'expires-in': '',
+      'expires-at': '',
+      scope: '',
+      'sealed-token': ''
+    })
+  })
+})
+
+function routine(outcomes: [Outcome, number][], response?: string): RoutineResult {
+  return {
+    count: 5,
+    calls: 4,
+    outcomes: new Map(outcomes),
+    byStatus: new Map(),
+    failedByStatus: new Map(),
+    failures: [],
+    durationMs: 10,
+    resultsFile: '/runner/temp/results-abc.jsonl',
+    unrecorded: 0,
+    planned: [],
+    cancelled: false,
+    response
+  }
+}
+
+describe('callOutputs', () => {
+  it('counts every outcome, 0 for those none had, and names the results file', () => {
+    expect(
+      callOutputs(
+        routine([
+          ['succeeded', 3],
+          ['failed', 2],
+          ['unknown', 1],
+          ['not-made', 4]
+        ])
+      )
+    ).toEqual({
+      'calls-succeeded': '3',
+      'calls-failed': '2',
+      'calls-unknown': '1',
+      'calls-skipped': '0',
+      'calls-not-made': '4',
+      'calls-planned': '0',
+      'results-file': '/runner/temp/results-abc.jsonl'
+    })
+    expect(
+      callOutputs(
+        routine([
+          ['skipped', 6],
+          ['planned', 7]
+        ])
+      )
+    ).toMatchObject({
+      'calls-succeeded': '0',
+      'calls-skipped': '6',
+      'calls-planned': '7'
+    })
+  })
+
+  it('sets response when the one call had one, even an empty body', () => {
+    expect(callOutputs(routine([['succeeded', 1]], '{"ok":true}')).response).toBe('{"ok":true}')
+    expect(callOutputs(routine([['succeeded', 1]], ''))).toHaveProperty('response', '')
+    expect(callOutputs(routine([['succeeded', 1]]))).not.toHaveProperty('response')
+  })
+})
+
+describe('publish, with calls and a plan', () => {
+  it('adds the call outputs and plan-digest to the token outputs', () => {
+    publish({
+      token,
+      sealed,
+      calls: routine(
+        [
+          ['succeeded', 2],
+          ['failed', 1]
+        ],
+        'body'
+      ),
+      plan: 'plan1.abc'
+    })
+    expect(outputs()).toMatchObject({
+      token: 'header.payload.sig',
+      'calls-succeeded': '2',
+      'calls-failed': '1',
+      'calls-unknown': '0',
+      'calls-skipped': '0',
+      'calls-not-made': '0',
+      'calls-planned': '0',
+      'results-file': '/runner/temp/results-abc.jsonl',
+      response: 'body',
+      'plan-digest': 'plan1.abc'
+    })
+  })
+
+  it('sets no call output and no plan-digest without calls', () => {
+    publish({ token, sealed })
+    expect(Object.keys(outputs()).filter(k => k.startsWith('calls-') || k === 'plan-digest')).toEqual([])
+  })
+})
+
+describe('publishReport', () => {
+  const report = (counts: [string, number][]): MergedReport =>
+    ({
+      targets: 12,
+      counts: new Map(counts),
+      shardsToRerun: ['2/4', '4/4'],
+      reportFile: '/runner/temp/report-abc.jsonl'
+    }) as unknown as MergedReport
+
+  it('sets the counts by outcome, 0 for those none had, the report file and the shards to re-run', () => {
+    publishReport(
+      report([
+        ['succeeded', 5],
+        ['skipped', 1],
+        ['failed', 2],
+        ['unknown', 3],
+        ['not-made', 4],
+        ['missing', 6]
+      ])
+    )
+    expect(outputs()).toEqual({
+      'report-targets': '12',
+      'report-succeeded': '5',
+      'report-skipped': '1',
+      'report-failed': '2',
+      'report-unknown': '3',
+      'report-not-made': '4',
+      'report-missing': '6',
+      'report-file': '/runner/temp/report-abc.jsonl',
+      'shards-to-rerun': '["2/4","4/4"]'
+    })
+  })
+
+  it('writes 0 for an outcome no target had', () => {
+    publishReport(report([]))
+    expect(outputs()).toMatchObject({ 'report-succeeded': '0', 'report-missing': '0', 'report-not-made': '0' })
+  })
+
+  it('fails when GITHUB_OUTPUT is missing', () => {
+    delete process.env.GITHUB_OUTPUT
+    expect(() => publishReport(report([]))).toThrow("GITHUB_OUTPUT is not set, so the step's outputs cannot be written")
   })
 })

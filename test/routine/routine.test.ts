@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals'
+import { getEventListeners } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +12,7 @@ import { Preflight } from '../../src/routine/preflight.js'
 import { RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/routine.js'
 import { routineError } from '../../src/routine/verdict.js'
 import { mask } from '../../src/secrets.js'
+import { targetKey } from '../../src/targets/key.js'
 
 let dir: string
 beforeEach(() => {
@@ -605,5 +607,223 @@ describe('a cancelled routine', () => {
     expect(sent).toHaveLength(1)
     expect(result.stopped).toBe('the targets could not be read on (EIO: i/o error, read): no new call was started')
     expect(outcomes(result)).toEqual({ succeeded: 1, 'not-made': 2 })
+  })
+})
+
+describe('a routine, its skips, drain and clean-up', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
+  const lines = (file: string) =>
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+  const later = <T>(ms: number, value: T) => new Promise<T>(resolve => setTimeout(() => resolve(value), ms))
+  /** Targets whose feed is still reading when the signal comes: the drain then starts from it. */
+  const fedUntil = (signal: AbortSignal, targets: unknown[]) => async (each: (t: unknown) => Promise<void>) => {
+    for (const t of targets) await each(t)
+    if (!signal.aborted) await new Promise(resolve => signal.addEventListener('abort', resolve))
+  }
+
+  it('skips what an earlier attempt finished, with its status, and calls the rest', async () => {
+    const done = new Map<string, number | null>([
+      [targetKey({ id: 'a' }), 204],
+      [targetKey({ id: 'c' }), null]
+    ])
+    const { transport, sent } = fake(() => res(200))
+    const result = await runRoutine(
+      transport,
+      options({
+        targets: list([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
+        count: 3,
+        earlier: { finished: key => done.get(key), size: done.size }
+      })
+    )
+    expect(sent.map(r => r.url.pathname)).toEqual(['/base/v1/t/b'])
+    expect(outcomes(result)).toEqual({ skipped: 2, succeeded: 1 })
+    expect(lines(result.resultsFile).map(l => [l.id, l.outcome, l.status])).toEqual([
+      ['a', 'skipped', 204],
+      ['c', 'skipped', null],
+      ['b', 'succeeded', 200]
+    ])
+  })
+
+  it('waits out its drain for a call in flight that answers in time', async () => {
+    const cancel = new AbortController()
+    const transport: Transport = {
+      send: async (_request, gate) => {
+        await gate?.ready()
+        cancel.abort()
+        return later(50, res(200))
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ targets: fedUntil(cancel.signal, ids(1)), count: 1, signal: cancel.signal })
+    )
+    expect(result.cancelled).toBe(true)
+    expect(outcomes(result)).toEqual({ succeeded: 1 })
+  })
+
+  it('counts the drain from the cancellation: a call still open when it is up is unknown', async () => {
+    const clock = { now: 1000 }
+    const cancel = new AbortController()
+    const transport: Transport = {
+      send: async (_request, gate) => {
+        await gate?.ready()
+        cancel.abort()
+        clock.now += 5000 // the drain is up by the time the feed ends
+        return later(50, res(200))
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ targets: fedUntil(cancel.signal, ids(1)), count: 1, signal: cancel.signal, now: () => clock.now })
+    )
+    expect(outcomes(result)).toEqual({ unknown: 1 })
+    expect(lines(result.resultsFile).map(l => l.error)).toEqual([
+      'cancelled in flight: no answer before the step stopped'
+    ])
+  })
+
+  it('feeds targets until the drain is strictly past, and a drain that ran out is no stop', async () => {
+    for (const [jump, written] of [
+      [5000, 6],
+      [5001, 2]
+    ]) {
+      const clock = { now: 0 }
+      const cancel = new AbortController()
+      const feed = async (each: (t: unknown) => Promise<void>) => {
+        for (const [i, t] of ids(6).entries()) {
+          if (i === 2) {
+            cancel.abort()
+            clock.now += jump
+          }
+          await each(t)
+        }
+      }
+      const { transport } = fake(() => res(200))
+      const result = await runRoutine(
+        transport,
+        options({ targets: feed, count: 6, signal: cancel.signal, now: () => clock.now })
+      )
+      expect(outcomes(result)).toEqual({ succeeded: 2, 'not-made': 4 })
+      expect(lines(result.resultsFile)).toHaveLength(written)
+      expect(result.stopped).toBeUndefined()
+    }
+  })
+
+  it('records a call not yet sent when the drain ends as never made, and ignores its late end', async () => {
+    const cancel = new AbortController()
+    let release: (token: string) => void = () => undefined
+    let calls = 0
+    const bearer = {
+      ...fixedBearer('tok-123456'),
+      current: () => (++calls === 1 ? 'tok-123456' : new Promise<string>(resolve => (release = resolve)))
+    }
+    const sent: string[] = []
+    const transport: Transport = {
+      send: async (request, gate) => {
+        await gate?.ready()
+        sent.push(request.url.pathname)
+        await later(5, undefined) // the second call is started meanwhile, and waits for its token
+        cancel.abort()
+        return res(200)
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ bearer, targets: fedUntil(cancel.signal, ids(2)), count: 2, signal: cancel.signal, drainMs: 20 })
+    )
+    expect(sent).toHaveLength(1)
+    expect(outcomes(result)).toEqual({ succeeded: 1, 'not-made': 1 })
+    expect(lines(result.resultsFile).map(l => [l.id, l.outcome, l.error])).toEqual([
+      ['t0', 'succeeded', undefined],
+      ['t1', 'not-made', 'cancelled before it was sent']
+    ])
+    release('tok-123456')
+    await later(10, undefined)
+    expect(sent).toHaveLength(1)
+    expect(outcomes(result)).toEqual({ succeeded: 1, 'not-made': 1 })
+  })
+
+  it('sends no call that waited at the gate past the cancellation', async () => {
+    const cancel = new AbortController()
+    const sent: string[] = []
+    const transport: Transport = {
+      send: async (request, gate) => {
+        await gate?.ready()
+        sent.push(request.url.pathname)
+        await later(5, undefined)
+        cancel.abort()
+        return res(200)
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ targets: list(ids(2)), count: 2, rate: 50, signal: cancel.signal })
+    )
+    expect(sent).toEqual(['/base/v1/t/t0'])
+    expect(outcomes(result)).toEqual({ succeeded: 1, 'not-made': 1 })
+    expect(lines(result.resultsFile)[1]).toMatchObject({ id: 't1', error: 'cancelled before it was sent' })
+  })
+
+  it('keeps no listener on the signals once it has ended', async () => {
+    const cancel = new AbortController()
+    const hardStop = new AbortController()
+    const { transport } = fake(() => res(200))
+    await runRoutine(transport, options({ targets: list(ids(2)), signal: cancel.signal, hardStop: hardStop.signal }))
+    expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(0)
+    expect(getEventListeners(hardStop.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('keeps no process alive for its progress timer', async () => {
+    const original = globalThis.setInterval
+    const timers: NodeJS.Timeout[] = []
+    const spy = jest.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms: number) => {
+      const timer = original(fn, ms)
+      if (ms === 10_000) timers.push(timer)
+      return timer
+    }) as typeof setInterval)
+    const refs: boolean[] = []
+    try {
+      const { transport } = fake(() => {
+        refs.push(...timers.map(t => t.hasRef()))
+        return res(200)
+      })
+      await runRoutine(transport, options({ targets: list(ids(1)) }))
+    } finally {
+      spy.mockRestore()
+    }
+    expect(refs).toEqual([false])
+  })
+
+  it('logs no progress after it has ended', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] })
+    try {
+      const info: string[] = []
+      const { transport } = fake(() => res(200))
+      await runRoutine(transport, options({ targets: list(ids(2)), info: m => info.push(m) }))
+      const logged = info.length
+      jest.advanceTimersByTime(30_000)
+      expect(info).toHaveLength(logged)
+    } finally {
+      jest.useRealTimers()
+    }
+  })
+
+  it('counts succeeded, failed and unknown calls as ended in the rate of its progress line', async () => {
+    const clock = { now: 0 }
+    const info: string[] = []
+    const { transport } = fake(r => {
+      if (r.url.pathname.endsWith('/t0')) return res(200)
+      if (r.url.pathname.endsWith('/t1')) return res(500)
+      clock.now = 1000
+      return new RequestError({ kind: 'aborted' }, 1)
+    })
+    await runRoutine(
+      transport,
+      options({ targets: list(ids(3)), count: 3, concurrency: 1, now: () => clock.now, info: m => info.push(m) })
+    )
+    expect(info.filter(l => l.startsWith('Calls: ')).at(-1)).toBe('Calls: 3 of 3 (100 %), 2 failed, 3/s')
   })
 })

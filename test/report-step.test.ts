@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { ReportInputs } from '../src/inputs/report.js'
+import { DEFAULT_FAIL_ON } from '../src/report/merge.js'
+import { callFingerprint, CallIdentity } from '../src/routine/fingerprint.js'
+import { LineFields, resultLine } from '../src/routine/lines.js'
+import { reportEveryShard } from '../src/report-step.js'
+import { captureStdout, readFileCommands } from './helpers.js'
+
+const CALL: CallIdentity = { method: 'POST', path: '/v1/t/{id}', body: '', baseUrl: new URL('https://api.test/') }
+const OTHER: CallIdentity = { ...CALL, path: '/v1/other/{id}' }
+
+const written = captureStdout()
+const saved = { ...process.env }
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-report-step-'))
+  process.env.GITHUB_OUTPUT = join(dir, 'GITHUB_OUTPUT')
+  writeFileSync(process.env.GITHUB_OUTPUT, '')
+  process.env.RUNNER_TEMP = join(dir, 'temp')
+  mkdirSync(process.env.RUNNER_TEMP)
+})
+afterEach(() => {
+  process.env = { ...saved }
+  process.exitCode = undefined
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const outputs = () => readFileCommands(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8'))
+const errors = () => written.filter(l => l.startsWith('::error::'))
+
+/** A shard's results file: "a succeeded" lines of `call`. */
+function results(name: string, call: CallIdentity, lines: string[]): void {
+  const folder = join(dir, 'results')
+  mkdirSync(folder, { recursive: true })
+  const text = lines.map(l => {
+    const [key, outcome] = l.split(' ') as [string, LineFields['outcome']]
+    const status = outcome === 'succeeded' ? 200 : outcome === 'failed' ? 500 : null
+    return resultLine(
+      { fingerprint: callFingerprint(call), runAttempt: 1, shard: '1/1' },
+      { key, outcome, status, index: 0, target: { id: key } }
+    )
+  })
+  writeFileSync(join(folder, name), text.join('\n') + '\n')
+}
+
+/** The snapshot the shards read, in a folder of its own as download-artifact leaves it. */
+function snapshot(ids: string[]): string {
+  const folder = join(dir, 'snapshot')
+  mkdirSync(folder)
+  writeFileSync(join(folder, 'targets.json'), `[\n${ids.map(id => JSON.stringify({ id })).join(',\n')}\n]\n`)
+  return folder
+}
+
+const inputs = (overrides: Partial<ReportInputs> = {}): ReportInputs => ({
+  from: join(dir, 'results'),
+  failOn: DEFAULT_FAIL_ON,
+  summary: true,
+  ...overrides
+})
+
+describe('reportEveryShard', () => {
+  it('counts the lines of the call given, sets the outputs and writes the summary', async () => {
+    results('a.jsonl', CALL, ['a succeeded', 'b succeeded'])
+    results('b.jsonl', OTHER, ['a failed', 'b failed', 'c failed'])
+    const summaries: string[] = []
+    await reportEveryShard(inputs({ call: CALL }), m => summaries.push(m))
+    expect(outputs()).toMatchObject({
+      'report-targets': '2',
+      'report-succeeded': '2',
+      'report-failed': '0',
+      'shards-to-rerun': '[]'
+    })
+    expect(dirname(outputs()['report-file'])).toBe(join(dir, 'temp'))
+    expect(summaries).toHaveLength(1)
+    expect(summaries[0]).toMatch(/^## /)
+    expect(summaries[0]).toContain('**2 succeeded')
+    expect(errors()).toEqual([])
+    expect(process.exitCode).toBeUndefined()
+  })
+
+  it('counts the call most lines are of without a call, and fails naming the shards to re-run', async () => {
+    results('a.jsonl', CALL, ['a succeeded', 'b succeeded'])
+    results('b.jsonl', OTHER, ['a failed', 'b failed', 'c succeeded'])
+    await reportEveryShard(inputs(), () => undefined)
+    expect(outputs()).toMatchObject({
+      'report-targets': '3',
+      'report-succeeded': '1',
+      'report-failed': '2',
+      'shards-to-rerun': '["1/1"]'
+    })
+    expect(errors()).toEqual([
+      expect.stringMatching(
+        /^::error::The run did not reach every target: 2 failed, 0 unknown, 0 not made, of 3 targets seen .*shards to re-run: 1\/1\./
+      )
+    ])
+    expect(process.exitCode).toBe(1)
+  })
+
+  it('accounts for every target of targets-from, a folder holding the snapshot', async () => {
+    results('a.jsonl', CALL, ['a succeeded'])
+    await reportEveryShard(inputs({ call: CALL, targetsFrom: snapshot(['a', 'b']) }), () => undefined)
+    expect(outputs()).toMatchObject({ 'report-targets': '2', 'report-succeeded': '1', 'report-missing': '1' })
+    expect(errors()).toEqual([expect.stringContaining(': 0 failed, 0 unknown, 0 not made, 1 missing of 2 targets;')])
+  })
+
+  it('checks the snapshot against targets-digest', async () => {
+    results('a.jsonl', CALL, ['a succeeded'])
+    const targetsDigest = `sha256:${'0'.repeat(64)}`
+    await expect(
+      reportEveryShard(inputs({ call: CALL, targetsFrom: snapshot(['a']), targetsDigest }), () => undefined)
+    ).rejects.toThrow(`not ${targetsDigest} (targets-digest)`)
+  })
+
+  it('fails only on the outcomes of report-fail-on', async () => {
+    results('a.jsonl', CALL, ['a succeeded', 'b failed'])
+    await reportEveryShard(inputs({ failOn: new Set(['unknown']) }), () => undefined)
+    expect(outputs()).toMatchObject({ 'report-failed': '1' })
+    expect(errors()).toEqual([])
+    expect(process.exitCode).toBeUndefined()
+  })
+
+  it('writes no summary with summary: false', async () => {
+    results('a.jsonl', CALL, ['a succeeded'])
+    const summaries: string[] = []
+    await reportEveryShard(inputs({ summary: false }), m => summaries.push(m))
+    expect(summaries).toEqual([])
+    expect(outputs()['report-succeeded']).toBe('1')
+  })
+
+  it('keeps the report file in the system temp folder without RUNNER_TEMP, and warns through core', async () => {
+    delete process.env.RUNNER_TEMP
+    mkdirSync(join(dir, 'results'))
+    await reportEveryShard(inputs(), () => undefined)
+    const file = outputs()['report-file']
+    try {
+      expect(dirname(file)).toBe(tmpdir())
+    } finally {
+      rmSync(file, { force: true })
+    }
+    expect(written).toContain(
+      `::warning::No results files in ${join(dir, 'results')} (report-from): there is no line to report\n`
+    )
+  })
+})

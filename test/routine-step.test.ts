@@ -1,0 +1,339 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Bearer } from '../src/auth/bearer.js'
+import { HttpRequest, HttpResponse, Transport } from '../src/http/client.js'
+import { getInputs, Inputs } from '../src/inputs.js'
+import { callFingerprint, idempotencyKey } from '../src/routine/fingerprint.js'
+import { planDigest } from '../src/routine/plan.js'
+import { callEveryTarget, callIdentity, RoutineSignals, verifiedPlan } from '../src/routine-step.js'
+import { Collected } from '../src/targets/collect.js'
+import { TargetsFile } from '../src/targets/file.js'
+import { targetKey } from '../src/targets/key.js'
+import { captureStdout, setInputs } from './helpers.js'
+
+const API = 'https://api.step.test/base'
+const CALL = 'POST /v1/t/{id}'
+const DIGEST = `sha256:${'ab'.repeat(32)}`
+
+const saved = { ...process.env }
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-routine-step-'))
+  delete process.env.GITHUB_RUN_ID
+  delete process.env.GITHUB_RUN_ATTEMPT
+})
+afterEach(() => {
+  process.env = { ...saved }
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** The step's inputs as the runner gives them: a token, base-url and the call, with `extra` over them. */
+function inputsWith(extra: Record<string, string> = {}): Inputs {
+  setInputs({ token: 'tok-routine-step', 'base-url': API, call: CALL, ...extra })
+  return getInputs()
+}
+
+/** A transport with no socket: answers 200 (or what `answer` says) and records each request. */
+function fake(answer: (r: HttpRequest) => number = () => 200) {
+  const sent: HttpRequest[] = []
+  const transport: Transport = {
+    send: async request => {
+      sent.push(request)
+      const response: HttpResponse = {
+        status: answer(request),
+        headers: {},
+        body: Buffer.from('{"ok":1}'),
+        attempts: 1
+      }
+      return response
+    }
+  }
+  return { transport, sent }
+}
+
+const bearer = () =>
+  new Bearer({ accessToken: 'tok-routine-step', tokenType: 'Bearer', source: 'input' }, undefined, () => undefined)
+
+const signals = (aborted = false): RoutineSignals => {
+  const signal = new AbortController()
+  if (aborted) signal.abort()
+  return { signal: signal.signal, hardStop: new AbortController().signal }
+}
+
+/** Targets as the listing collects them: kept in a targets file that the routine reads back. */
+function collected(targets: unknown[]): Collected {
+  const file = new TargetsFile({ dir })
+  file.add(targets)
+  const listing = file.finish()
+  return { listing, shardCount: 1, from: 'listing', digest: listing.digest }
+}
+
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map(l => JSON.parse(l) as Record<string, unknown>)
+
+describe('callIdentity', () => {
+  it('is the method, the path as written, the body and base-url', () => {
+    const inputs = inputsWith({ 'call-body': '{"on":"{id}"}' })
+    expect(callIdentity(inputs)).toEqual({
+      method: 'POST',
+      path: '/v1/t/{id}',
+      body: '{"on":"{id}"}',
+      baseUrl: new URL(API)
+    })
+  })
+
+  it('takes the path from text padded and spaced out with any whitespace', () => {
+    const inputs = inputsWith()
+    const padded = { ...inputs, call: { ...inputs.call!, text: ' \t POST  \t /v1/t/{id}  \n' } }
+    expect(callIdentity(padded).path).toBe('/v1/t/{id}')
+  })
+})
+
+describe('verifiedPlan', () => {
+  const written = captureStdout()
+  const approvedLine = 'The plan is the approved one (plan-digest): the calls are made as planned\n'
+
+  it('is the plan-digest of the targets and the call, with nothing to check without plan-digest', () => {
+    const inputs = inputsWith({ 'call-body': '{"a":1}' })
+    const plan = verifiedPlan(inputs, DIGEST)
+    expect(plan).toBe(
+      planDigest(DIGEST, { method: 'POST', path: '/v1/t/{id}', body: '{"a":1}', baseUrl: new URL(API) })
+    )
+    expect(written).not.toContain(approvedLine)
+  })
+
+  it('says so when the approved plan is this one', () => {
+    const own = verifiedPlan(inputsWith(), DIGEST)
+    expect(verifiedPlan(inputsWith({ 'plan-digest': own }), DIGEST)).toBe(own)
+    expect(written.filter(l => l === approvedLine)).toHaveLength(1)
+  })
+
+  it('throws, naming what moved, before any call when the approved plan is another', () => {
+    const approved = verifiedPlan(inputsWith(), `sha256:${'cd'.repeat(32)}`)
+    expect(() => verifiedPlan(inputsWith({ 'plan-digest': approved }), DIGEST)).toThrow(
+      "Input plan-digest: this step's plan differs from the approved one in the targets (another snapshot or listing), so no call was made."
+    )
+    expect(written).not.toContain(approvedLine)
+  })
+})
+
+describe('callEveryTarget', () => {
+  const written = captureStdout()
+  const nonceLine =
+    'GITHUB_RUN_ID is not set (not on a runner): the Idempotency-Keys of this run use a random nonce, so no other run repeats them\n'
+
+  it('calls every target of the targets file, says so, and records each call', async () => {
+    const inputs = inputsWith()
+    const fingerprint = callFingerprint(callIdentity(inputs))
+    const { transport, sent } = fake()
+    const records: string[] = []
+    const result = await callEveryTarget(
+      transport,
+      inputs,
+      bearer(),
+      collected([{ id: 'a' }, { id: 'b' }]),
+      dir,
+      signals(),
+      path => records.push(path)
+    )
+    expect(sent.map(r => r.url.href)).toEqual([`${API}/v1/t/a`, `${API}/v1/t/b`])
+    expect(written).toContain(`Calling ${CALL} for 2 targets, 4 at a time (call ${fingerprint})\n`)
+    expect(result.count).toBe(2)
+    expect(Object.fromEntries(result.outcomes)).toEqual({ succeeded: 2 })
+    expect(records).toEqual([result.resultsFile])
+    expect(lines(result.resultsFile).map(l => [l.id, l.call, l.runAttempt, l.shard])).toEqual([
+      ['a', fingerprint, 1, null],
+      ['b', fingerprint, 1, null]
+    ])
+  })
+
+  it('says "1 target" for one, at the concurrency given', async () => {
+    const inputs = inputsWith({ 'call-concurrency': '7' })
+    const result = await callEveryTarget(
+      fake().transport,
+      inputs,
+      bearer(),
+      collected([{ id: 'a' }]),
+      dir,
+      signals(),
+      () => undefined
+    )
+    expect(result.count).toBe(1)
+    expect(written).toContain(
+      `Calling ${CALL} for 1 target, 7 at a time (call ${callFingerprint(callIdentity(inputs))})\n`
+    )
+  })
+
+  it('makes one call without targets', async () => {
+    const inputs = inputsWith({ 'list-targets': 'false', call: 'POST /v1/ping' })
+    const { transport, sent } = fake()
+    const result = await callEveryTarget(transport, inputs, bearer(), undefined, dir, signals(), () => undefined)
+    expect(sent.map(r => r.url.href)).toEqual([`${API}/v1/ping`])
+    expect(result.count).toBe(1)
+    expect(result.response).toBe('{"ok":1}')
+    expect(written).toContain(
+      `Calling POST /v1/ping for one call, 4 at a time (call ${callFingerprint(callIdentity(inputs))})\n`
+    )
+  })
+
+  it('plans without a call in a dry run, and says so', async () => {
+    const inputs = inputsWith({ 'call-dry-run': 'true' })
+    const { transport, sent } = fake()
+    const result = await callEveryTarget(
+      transport,
+      inputs,
+      bearer(),
+      collected([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
+      dir,
+      signals(),
+      () => undefined
+    )
+    expect(sent).toHaveLength(0)
+    expect(result.planned).toEqual(['POST /v1/t/a', 'POST /v1/t/b', 'POST /v1/t/c'])
+    const fingerprint = callFingerprint(callIdentity(inputs))
+    expect(written).toContain(`Planning ${CALL} for 3 targets, with no call made (call-dry-run; call ${fingerprint})\n`)
+    expect(written.some(l => l.startsWith('Calling '))).toBe(false)
+  })
+
+  it('uses a random nonce, and says so, when GITHUB_RUN_ID is not set', async () => {
+    const { transport, sent } = fake()
+    const inputs = inputsWith()
+    await callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
+    expect(written.filter(l => l === nonceLine)).toHaveLength(1)
+    const fingerprint = callFingerprint(callIdentity(inputs))
+    expect(sent[0].headers['Idempotency-Key']).toMatch(/^[0-9a-f]{32}$/)
+    expect(sent[0].headers['Idempotency-Key']).not.toBe(idempotencyKey('', fingerprint, targetKey({ id: 'a' })))
+  })
+
+  it('keys the calls by GITHUB_RUN_ID, with no nonce line, and records GITHUB_RUN_ATTEMPT and the shard', async () => {
+    process.env.GITHUB_RUN_ID = '98765'
+    process.env.GITHUB_RUN_ATTEMPT = '3'
+    const inputs = inputsWith({ shard: '1/1' })
+    const { transport, sent } = fake()
+    const result = await callEveryTarget(
+      transport,
+      inputs,
+      bearer(),
+      collected([{ id: 'a' }]),
+      dir,
+      signals(),
+      () => undefined
+    )
+    expect(written).not.toContain(nonceLine)
+    const fingerprint = callFingerprint(callIdentity(inputs))
+    expect(sent[0].headers['Idempotency-Key']).toBe(idempotencyKey('98765', fingerprint, targetKey({ id: 'a' })))
+    expect(lines(result.resultsFile)).toEqual([expect.objectContaining({ runAttempt: 3, shard: '1/1' })])
+  })
+
+  it('records run attempt 1 when GITHUB_RUN_ATTEMPT is not a number', async () => {
+    process.env.GITHUB_RUN_ATTEMPT = 'first'
+    const result = await callEveryTarget(
+      fake().transport,
+      inputsWith(),
+      bearer(),
+      collected([{ id: 'a' }]),
+      dir,
+      signals(),
+      () => undefined
+    )
+    expect(lines(result.resultsFile)).toEqual([expect.objectContaining({ runAttempt: 1, shard: null })])
+  })
+
+  it('skips what an earlier attempt finished (call-resume-from), calling only the rest', async () => {
+    process.env.GITHUB_RUN_ID = '555'
+    const first = fake(r => (r.url.pathname.endsWith('/b') ? 500 : 200))
+    const targets = [{ id: 'a' }, { id: 'b' }]
+    const earlier = await callEveryTarget(
+      first.transport,
+      inputsWith(),
+      bearer(),
+      collected(targets),
+      dir,
+      signals(),
+      () => undefined
+    )
+    expect(Object.fromEntries(earlier.outcomes)).toEqual({ succeeded: 1, failed: 1 })
+
+    process.env.GITHUB_RUN_ATTEMPT = '2'
+    written.length = 0
+    const again = fake()
+    const inputs = inputsWith({ 'call-resume-from': earlier.resultsFile })
+    const result = await callEveryTarget(
+      again.transport,
+      inputs,
+      bearer(),
+      collected(targets),
+      dir,
+      signals(),
+      () => undefined
+    )
+    expect(again.sent.map(r => r.url.href)).toEqual([`${API}/v1/t/b`])
+    expect(Object.fromEntries(result.outcomes)).toEqual({ succeeded: 1, skipped: 1 })
+    expect(lines(result.resultsFile).map(l => [l.id, l.outcome, l.status, l.runAttempt])).toEqual([
+      ['a', 'skipped', 200, 2],
+      ['b', 'succeeded', 200, 2]
+    ])
+  })
+
+  it('logs, with core.info, that a resume folder holds no results yet', async () => {
+    const empty = mkdtempSync(join(dir, 'none-'))
+    const inputs = inputsWith({ 'call-resume-from': empty })
+    const { transport, sent } = fake()
+    await callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
+    expect(sent).toHaveLength(1)
+    expect(written).toContain(
+      `No earlier results in ${empty} (call-resume-from): a first attempt, so every target is called\n`
+    )
+  })
+
+  it('warns, with core.warning, of earlier lines of another call', async () => {
+    const other = await callEveryTarget(
+      fake().transport,
+      inputsWith({ 'call-body': '{"x":1}' }),
+      bearer(),
+      collected([{ id: 'a' }]),
+      dir,
+      signals(),
+      () => undefined
+    )
+    written.length = 0
+    const { transport, sent } = fake()
+    const inputs = inputsWith({ 'call-resume-from': other.resultsFile })
+    await callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
+    expect(sent).toHaveLength(1)
+    expect(written).toContain(
+      '::warning::1 of 1 earlier result lines are of another call (another method, path, body or base-url) and were ignored\n'
+    )
+  })
+
+  it('throws before any call when a resume file is not a results file', async () => {
+    const bad = join(dir, 'results-bad.jsonl')
+    writeFileSync(bad, 'not json\n')
+    const inputs = inputsWith({ 'call-resume-from': bad })
+    const { transport, sent } = fake()
+    await expect(
+      callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
+    ).rejects.toThrow(/^Input call-resume-from: .*; no call was made$/)
+    expect(sent).toHaveLength(0)
+  })
+
+  it('drains on the first signal: a step cancelled before it starts makes no call', async () => {
+    const { transport, sent } = fake()
+    const result = await callEveryTarget(
+      transport,
+      inputsWith(),
+      bearer(),
+      collected([{ id: 'a' }, { id: 'b' }]),
+      dir,
+      signals(true),
+      () => undefined
+    )
+    expect(sent).toHaveLength(0)
+    expect(result.cancelled).toBe(true)
+    expect(result.calls).toBe(0)
+  })
+})
