@@ -98,7 +98,8 @@ class RoutineRun {
     timer.unref()
     try {
       await this.feed()
-      const grace =
+      // The grace runs from the cancellation, which may come while the calls are being drained.
+      const grace = (): number =>
         this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
       for (const entry of await scheduler.drain(grace)) this.abandon(entry)
       // Targets never fed after a cancellation's time was up: counted, without a line.

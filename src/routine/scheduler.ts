@@ -62,24 +62,33 @@ export class Scheduler<T> {
   }
 
   /**
-   * Waits until no call is in flight, or `ms` have passed (a cancellation's grace): the entries still
-   * open then, which are no longer waited for.
+   * Waits until no call is in flight, or a grace has passed: the entries still open then, which are
+   * no longer waited for. `grace` gives the ms left, asked again whenever the drain wakes (a call
+   * ends, a cancel), so that a cancellation during the drain still bounds it; Infinity waits on.
    */
-  async drain(ms = Infinity, setTimer = setTimeout): Promise<T[]> {
+  async drain(grace: number | (() => number) = Infinity, setTimer = setTimeout): Promise<T[]> {
+    const left = typeof grace === 'number' ? () => grace : grace
     let late = false
     let timer: ReturnType<typeof setTimeout> | undefined
-    if (ms !== Infinity && this.open.size > 0) {
+    const arm = (): void => {
+      if (timer !== undefined || this.open.size === 0) return
+      const ms = left()
+      if (ms === Infinity) return
       timer = setTimer(() => {
         late = true
         this.wake()
       }, ms)
     }
-    while (this.open.size > 0 && !late) await this.slotFreed()
+    arm()
+    while (this.open.size > 0 && !late) {
+      await this.slotFreed()
+      arm()
+    }
     if (timer !== undefined) clearTimeout(timer)
     if (this.broken) throw this.broken.error
-    const left = [...this.open]
+    const open = [...this.open]
     this.open.clear()
-    return left
+    return open
   }
 
   private release(entry: T): void {

@@ -548,6 +548,26 @@ describe('a cancelled routine', () => {
     )
   })
 
+  it('bounds the drain by a signal that comes after every target was fed', async () => {
+    const cancel = new AbortController()
+    let started = 0
+    const transport: Transport = {
+      send: async (_request, gate) => {
+        await gate?.ready()
+        // The second call is the last target: the feed ends, the drain begins, then the signal.
+        if (++started === 2) setTimeout(() => cancel.abort(), 5)
+        return new Promise<HttpResponse>(() => undefined) // held open by the service
+      }
+    }
+    const result = await runRoutine(
+      transport,
+      options({ concurrency: 2, targets: list(ids(2)), count: 2, signal: cancel.signal, drainMs: 20 })
+    )
+    expect(result.cancelled).toBe(true)
+    expect(outcomes(result)).toEqual({ unknown: 2 })
+    expect(lines(result.resultsFile).map(l => l.outcome)).toEqual(['unknown', 'unknown'])
+  })
+
   it('makes no call at all when the signal came first', async () => {
     const cancel = new AbortController()
     cancel.abort()

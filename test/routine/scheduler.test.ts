@@ -187,6 +187,30 @@ describe('Scheduler', () => {
     expect(scheduler.inFlight).toBe(0)
   })
 
+  it('starts the grace when a cancel comes during the drain, asking for the time left then', async () => {
+    const scheduler = new Scheduler<string>(2)
+    const a = deferred()
+    const b = deferred()
+    await scheduler.start('a', a.task)
+    await scheduler.start('b', b.task)
+    const { setTimer, timers } = manualTimer()
+    let grace = Infinity
+    let drained: string[] | undefined
+    const draining = scheduler.drain(() => grace, setTimer).then(left => (drained = left))
+    await settle()
+    expect(timers).toEqual([])
+    grace = 1234
+    scheduler.cancel()
+    await settle()
+    expect(timers.map(t => t.ms)).toEqual([1234])
+    a.resolve()
+    await settle()
+    expect(timers).toHaveLength(1) // armed once
+    timers[0].fn()
+    await draining
+    expect(drained).toEqual(['b'])
+  })
+
   it('sets no timer for a drain without a grace, or with nothing in flight', async () => {
     const scheduler = new Scheduler<string>(1)
     const { setTimer, timers } = manualTimer()
