@@ -169,6 +169,39 @@ describe('cancellation drains', () => {
     30_000
   )
 
+  it('bounds the drain when the signal comes after every target was sent', async () => {
+    targets = ids(6)
+    answer = (_req, res, n) => (n <= 2 ? json(res, 200, { ok: n }) : hang(res))
+    let child: ChildProcess | undefined
+    const running = runAction(inputs({ call: 'POST /v1/t/{id}/scan', 'call-concurrency': '8' }), {
+      env: RUN,
+      onChild: c => (child = c)
+    })
+    await untilCalls(6) // every target sent: the routine is only draining now
+    const signalledAt = Date.now()
+    child!.kill('SIGTERM')
+    const run = await running
+    try {
+      expect(Date.now() - signalledAt).toBeLessThan(7000)
+      expectRoutineFailure(
+        run,
+        /^::error::The step was cancelled after 6 of 6 calls to POST \/v1\/t\/\{id\}\/scan: 0 of 6 calls failed, 4 outcomes unknown/
+      )
+      const lines = resultLines(run.outputs['results-file'])
+      expect(lines.map(l => l.outcome).sort()).toEqual([
+        'succeeded',
+        'succeeded',
+        'unknown',
+        'unknown',
+        'unknown',
+        'unknown'
+      ])
+      expect(run.outputs).toMatchObject({ 'calls-succeeded': '2', 'calls-unknown': '4', 'calls-not-made': '0' })
+    } finally {
+      run.cleanup()
+    }
+  }, 30_000)
+
   it('flushes and exits at once on a second signal', async () => {
     const { running, child } = await held()
     child.kill('SIGINT')
