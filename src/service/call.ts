@@ -216,21 +216,15 @@ function piecesOf(value: unknown, out: Piece[]): Piece[] {
     if (rest.length === 0 && typeof first !== 'string') add(t => JSON.stringify(fieldOf(t, first.field) ?? null))
     else
       add(t => JSON.stringify(value.parts.map(p => (typeof p === 'string' ? p : text(fieldOf(t, p.field)))).join('')))
-  } else if (Array.isArray(value)) {
-    add('[')
-    for (const [i, v] of value.entries()) {
-      if (i > 0) add(',')
-      piecesOf(v, out)
-    }
-    add(']')
   } else if (value !== null && typeof value === 'object') {
-    let separator = '{'
+    const [open, close] = Array.isArray(value) ? '[]' : '{}'
+    let separator = open
     for (const [k, v] of Object.entries(value)) {
-      add(`${separator}${JSON.stringify(k)}:`)
+      add(open === '[' ? separator : `${separator}${JSON.stringify(k)}:`)
       piecesOf(v, out)
       separator = ','
     }
-    add(separator === '{' ? '{}' : '}')
+    add(separator === open ? `${open}${close}` : close)
   } else add(JSON.stringify(value))
   return out
 }
