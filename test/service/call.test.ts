@@ -92,6 +92,10 @@ describe('rendering for a target', () => {
     expect(renderBody(parseCall('POST /x', '{"k":"{id}"}'), {})).toBe('{"k":null}')
   })
 
+  it('names call-body for a stray brace in a body string', () => {
+    expect(() => parseCall('POST /x', '{"a":"x}y"}')).toThrow(/^Input call-body has "}" that is not a placeholder/)
+  })
+
   it('writes every body as JSON.stringify writes its template filled', () => {
     const spec = parseCall('POST /x', '{"a":{"b":["{id}",{"c":"x{n}y"}],"d":null},"\\"":"{tags}","n":2.5}')
     const filled = { a: { b: ['a/../b?#', { c: 'x9007199254740993y' }], d: null }, '"': ['x'], n: 2.5 }
