@@ -96,6 +96,14 @@ describe('rendering for a target', () => {
     expect(() => parseCall('POST /x', '{"a":"x}y"}')).toThrow(/^Input call-body has "}" that is not a placeholder/)
   })
 
+  it('fills a body string that starts with a placeholder as text, and reads no field of a string', () => {
+    expect(renderBody(parseCall('POST /x', '{"k":"{id}-x","n":"{n}{n}"}'), target)).toBe(
+      '{"k":"a/../b?#-x","n":"90071992547409939007199254740993"}'
+    )
+    // A string's own "length" is no field of a target.
+    expect(renderBody(parseCall('POST /x', '{"k":"{id.length}"}'), target)).toBe('{"k":null}')
+  })
+
   it('writes every body as JSON.stringify writes its template filled', () => {
     const spec = parseCall('POST /x', '{"a":{"b":["{id}",{"c":"x{n}y"}],"d":null},"\\"":"{tags}","n":2.5}')
     const filled = { a: { b: ['a/../b?#', { c: 'x9007199254740993y' }], d: null }, '"': ['x'], n: 2.5 }
