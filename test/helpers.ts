@@ -2,6 +2,7 @@ import { jest } from '@jest/globals'
 import fc from 'fast-check'
 import { Http, HttpOptions } from '../src/http/client.js'
 import { DEFAULTS } from '../src/inputs/read.js'
+import { LineFields, resultLine } from '../src/routine/lines.js'
 
 export interface Recorded {
   readonly http: Http
@@ -92,3 +93,27 @@ export function setInputs(inputs: Record<string, string>): void {
   for (const [name, value] of Object.entries({ ...DEFAULTS, ...inputs }))
     process.env[`INPUT_${name.toUpperCase()}`] = value
 }
+
+/** The fingerprint of the call the report tests' result lines belong to. */
+export const FP = '0123456789abcdef'
+
+export interface LineSpec {
+  readonly attempt?: number
+  readonly shard?: string
+  /** The line's call fingerprint: FP unless another call's. */
+  readonly call?: string
+  readonly error?: string
+  readonly body?: string
+}
+
+/** One result line as a routine writes it, for the target { id: key }. */
+export const line = (
+  key: string,
+  outcome: LineFields['outcome'],
+  status: number | null,
+  { attempt = 1, shard, call = FP, error, body }: LineSpec = {}
+): string =>
+  resultLine(
+    { fingerprint: call, runAttempt: attempt, shard },
+    { key, outcome, status, index: 0, target: { id: key }, error, body }
+  )

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PendingFailure, readFailures, statusText } from '../../src/report/merge-failures.js'
-import { LineFields, resultLine } from '../../src/routine/lines.js'
 import { mask } from '../../src/secrets.js'
+import { FP, line } from '../helpers.js'
 
 let dir: string
 beforeEach(() => {
@@ -11,25 +11,7 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-const FP = '0123456789abcdef'
 const OTHER = 'fedcba9876543210'
-
-interface LineSpec {
-  readonly attempt?: number
-  readonly call?: string
-  readonly error?: string
-  readonly body?: string
-}
-const line = (
-  key: string,
-  outcome: LineFields['outcome'],
-  status: number | null,
-  { attempt = 1, call = FP, error, body }: LineSpec = {}
-) =>
-  resultLine(
-    { fingerprint: call, runAttempt: attempt },
-    { key, outcome, status, index: 0, target: { id: key }, error, body }
-  )
 
 const file = (name: string, lines: string[], { eol = '\n', end = eol }: { eol?: string; end?: string } = {}) => {
   const path = join(dir, name)

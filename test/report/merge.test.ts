@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { mergeResults, MergeOptions, reportError, ReportOutcome } from '../../src/report/merge.js'
-import { LineFields, resultLine } from '../../src/routine/lines.js'
+import { LineFields } from '../../src/routine/lines.js'
 import { mask } from '../../src/secrets.js'
+import { FP, line } from '../helpers.js'
 import { shardOf } from '../../src/targets/shards.js'
 
 let dir: string
@@ -16,26 +17,7 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-const FP = '0123456789abcdef'
 const OTHER = 'fedcba9876543210'
-
-interface LineSpec {
-  readonly attempt?: number
-  readonly shard?: string
-  readonly call?: string
-  readonly error?: string
-  readonly body?: string
-}
-const line = (
-  key: string,
-  outcome: LineFields['outcome'],
-  status: number | null,
-  { attempt = 1, shard, call = FP, error, body }: LineSpec = {}
-) =>
-  resultLine(
-    { fingerprint: call, runAttempt: attempt, shard },
-    { key, outcome, status, index: 0, target: { id: key }, error, body }
-  )
 
 /** A results file in the report-from folder, in a folder of its own as download-artifact makes them. */
 const file = (name: string, lines: string[], end = '\n') => {
