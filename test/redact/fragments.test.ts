@@ -14,10 +14,28 @@ function spansIn(text: string, ...secrets: string[]): string[] {
 
 describe('Fragments', () => {
   it('finds a run of 12 characters at any place of the text, and not one of 11', () => {
-    for (let pad = 0; pad < 6; pad++) {
+    // The text is looked up every 10 characters: every offset from one place looked up to the next.
+    for (let pad = 0; pad < 20; pad++) {
       const text = `${'.'.repeat(pad)}<${SECRET.slice(3, 15)}>`
       expect(spansIn(text, SECRET)).toEqual([SECRET.slice(3, 15)])
       expect(spansIn(`${'.'.repeat(pad)}<${SECRET.slice(3, 14)}>`, SECRET)).toEqual([])
+    }
+  })
+
+  it('finds a secret of punctuation, whose characters a text looked up passes over in other blocks', () => {
+    const secret = '!@#$%^&*()_+-=[]{};:'
+    for (let pad = 0; pad < 10; pad++) {
+      const text = `${'a'.repeat(pad)}"${secret.slice(2, 16)}",`
+      expect(spansIn(text, secret)).toEqual([secret.slice(2, 16)])
+    }
+    // Its characters in another order are no run of it.
+    expect(spansIn(`x${[...secret].reverse().join('')}x`, secret)).toEqual([])
+  })
+
+  it('finds a secret of characters beyond ASCII, in a text of them', () => {
+    const secret = 'пароль-секрет-длинный'
+    for (let pad = 0; pad < 10; pad++) {
+      expect(spansIn(`${'ж'.repeat(pad)} ${secret.slice(1, 14)} ж`, secret)).toEqual([secret.slice(1, 14)])
     }
   })
 
