@@ -247,6 +247,8 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i
  * move the call elsewhere under base-url: only values can make one, as the call input has none.
  */
 export function hasDotSegment(path: string): boolean {
+  // Checked for every target: most paths have no dot, plain or encoded, to look at segments for.
+  if (!path.includes('.') && !/%2e/i.test(path)) return false
   return path
     .split('?')[0]
     .split('/')
