@@ -75,6 +75,22 @@ describe('describeFailure', () => {
     expect(text).toBe('the server redirected it (HTTP 301) to https://x.test/token/?…')
   })
 
+  it('hides the query of a redirect target that is nothing but a query', () => {
+    const text = describeFailure({ kind: 'redirect', status: 302, location: '?subscription-key=k3y' }, url)
+    expect(text).toBe('the server redirected it (HTTP 302) to ?…')
+  })
+
+  it.each<[TransportFailure, string]>([
+    [
+      { kind: 'tls-invalid', code: 'CERT_HAS_EXPIRED', detail: '\n  certificate has expired  \r\nat 2026-11-01' },
+      'the TLS certificate of api.example.test is not valid (CERT_HAS_EXPIRED): certificate has expired'
+    ],
+    [{ kind: 'network', code: 'ECONNRESET', detail: 'socket hang up\nsecond line' }, 'socket hang up'],
+    [{ kind: 'network', code: 'ECONNRESET', detail: '\r\n\n' }, 'ECONNRESET']
+  ])("keeps the first line of the socket's message in %o, trimmed", (failure, text) => {
+    expect(describeFailure(failure, url)).toBe(text)
+  })
+
   it('cuts a long redirect target', () => {
     const text = describeFailure({ kind: 'redirect', status: 301, location: `https://x.test/${'a'.repeat(500)}` }, url)
     expect(text.length).toBeLessThan(260)
