@@ -1,4 +1,10 @@
-import { AttemptError, describeFailure, TransportFailure } from '../../src/http/errors.js'
+import {
+  AttemptError,
+  describeFailure,
+  RequestError,
+  ServerWaitError,
+  TransportFailure
+} from '../../src/http/errors.js'
 
 const url = new URL('https://api.example.test/v1/targets?key=k3y')
 
@@ -69,6 +75,22 @@ describe('describeFailure', () => {
     expect(text).toBe('the server redirected it (HTTP 301) to https://x.test/token/?…')
   })
 
+  it('hides the query of a redirect target that is nothing but a query', () => {
+    const text = describeFailure({ kind: 'redirect', status: 302, location: '?subscription-key=k3y' }, url)
+    expect(text).toBe('the server redirected it (HTTP 302) to ?…')
+  })
+
+  it.each<[TransportFailure, string]>([
+    [
+      { kind: 'tls-invalid', code: 'CERT_HAS_EXPIRED', detail: '\n  certificate has expired  \r\nat 2026-11-01' },
+      'the TLS certificate of api.example.test is not valid (CERT_HAS_EXPIRED): certificate has expired'
+    ],
+    [{ kind: 'network', code: 'ECONNRESET', detail: 'socket hang up\nsecond line' }, 'socket hang up'],
+    [{ kind: 'network', code: 'ECONNRESET', detail: '\r\n\n' }, 'ECONNRESET']
+  ])("keeps the first line of the socket's message in %o, trimmed", (failure, text) => {
+    expect(describeFailure(failure, url)).toBe(text)
+  })
+
   it('cuts a long redirect target', () => {
     const text = describeFailure({ kind: 'redirect', status: 301, location: `https://x.test/${'a'.repeat(500)}` }, url)
     expect(text.length).toBeLessThan(260)
@@ -77,5 +99,22 @@ describe('describeFailure', () => {
   it('gives debug lines a short code', () => {
     expect(new AttemptError({ kind: 'network', code: 'EPIPE', detail: 'broken' }).code).toBe('EPIPE')
     expect(new AttemptError({ kind: 'idle', ms: 1 }).code).toBe('IDLE')
+  })
+})
+
+describe('the errors a request rejects with', () => {
+  // An error that escapes to a log or a stack trace still says what failed, by kind alone.
+  it('name the kind of failure in their message, and keep the facts', () => {
+    const failure: TransportFailure = { kind: 'dns', hostname: 'api.example.test' }
+    expect(new AttemptError(failure).message).toBe('request attempt failed: dns')
+    const failed = new RequestError(failure, 3, 60_000)
+    expect(failed.message).toBe('request failed: dns')
+    expect(failed).toMatchObject({ failure, attempts: 3, windowMs: 60_000 })
+  })
+
+  it('say how long the server asked to wait', () => {
+    const wait = new ServerWaitError(429, 120_000, 60_000, 1_700_000_120_000)
+    expect(wait.message).toBe('server asked to wait 120000 ms')
+    expect(wait).toMatchObject({ status: 429, waitMs: 120_000, maxWaitMs: 60_000, retryAtMs: 1_700_000_120_000 })
   })
 })

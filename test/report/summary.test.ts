@@ -1,6 +1,9 @@
 import fc from 'fast-check'
 import { cell, MARKDOWN_SPECIAL } from '../../src/report/cells.js'
+import { routineLines } from '../../src/report/routine-summary.js'
 import { chooseColumns, renderSummary } from '../../src/report/summary.js'
+import { Outcome } from '../../src/routine/lines.js'
+import { RoutineResult } from '../../src/routine/routine.js'
 import { Listing, PREVIEW_ROWS } from '../../src/targets/file.js'
 import { Token } from '../../src/auth/token.js'
 
@@ -129,6 +132,89 @@ describe('renderSummary', () => {
       'c'
     ])
     expect(chooseColumns([1, 2])).toBeUndefined()
+    expect(chooseColumns([{ region: 'eu', zone: 2, on: false, nested: {} }])).toEqual(['region', 'zone', 'on'])
+  })
+})
+
+describe('the whole summary', () => {
+  const unsigned: Token = { ...token, subject: undefined }
+  /** A routine that called every one of `count` targets, each with HTTP 200. */
+  const allDone = (count: number): RoutineResult => ({
+    count,
+    calls: count,
+    outcomes: new Map<Outcome, number>([['succeeded', count]]),
+    byStatus: new Map([['HTTP 200', count]]),
+    failedByStatus: new Map(),
+    failures: [],
+    planned: [],
+    durationMs: 2000,
+    resultsFile: '/tmp/r.jsonl',
+    unrecorded: 0,
+    cancelled: false
+  })
+
+  it('is the token line, the count, the table and a closing line break, nothing else', () => {
+    const md = renderSummary(unsigned, base, listing([{ id: 't1', region: 'eu' }, 7, { id: 't2' }]), now)
+    expect(md).toBe(
+      [
+        '## Service targets',
+        '',
+        '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h)',
+        '- **Targets**: 3 from https\\://api.test',
+        '',
+        '| id | region |',
+        '| --- | --- |',
+        '| t1 | eu |',
+        '| 7 |  |',
+        '| t2 |  |',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('has no table for a listing of no targets', () => {
+    expect(renderSummary(unsigned, base, listing([]), now)).toBe(
+      [
+        '## Service targets',
+        '',
+        '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h)',
+        '- **Targets**: 0 from https\\://api.test',
+        '',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it("folds the targets under a routine's outcome, their columns named as the target's", () => {
+    const calls = allDone(60)
+    const targets = Array.from({ length: 60 }, (_, i) => ({ id: `t${i}`, status: 'ok' }))
+    const md = renderSummary(unsigned, base, listing(targets), now, { call: 'POST /v1/t/{id}', calls })
+    expect(md).toBe(
+      [
+        ...routineLines('POST /v1/t/{id}', calls),
+        '- **Token**: exchanged client credentials; expires 2026-11-23T06:00:00Z (in 24 h)',
+        '- **Targets**: 60 from https\\://api.test',
+        '',
+        '<details><summary>The targets</summary>',
+        '',
+        '| target id | target status |',
+        '| --- | --- |',
+        ...targets.slice(0, PREVIEW_ROWS).map(t => `| ${t.id} | ok |`),
+        '',
+        '…and 10 more: all 60 are in the `targets-file` output.',
+        '',
+        '</details>',
+        ''
+      ].join('\n')
+    )
+  })
+
+  it('keeps the one column of scalar targets named "target" beside a routine', () => {
+    const calls = allDone(1)
+    const md = renderSummary(unsigned, base, listing(['a']), now, { call: 'POST /v1/t/{id}', calls })
+    expect(md.slice(md.indexOf('<details>'))).toBe(
+      '<details><summary>The targets</summary>\n\n| target |\n| --- |\n| a |\n\n</details>\n'
+    )
   })
 })
 

@@ -62,6 +62,27 @@ describe('the hash', () => {
     for (const text of ['ü', '✓', '😀', 'a\ud800b', '\udc00']) expect(fnv1a32(text)).toBe(fnvOfBytes(text))
   })
 
+  // Each at an edge of the encoder: the last and first code point of a UTF-8 length, a surrogate
+  // beside a character it must not pair with, and the last surrogate, which encodes as U+FFFD.
+  it.each([
+    ['\u007f', '7f'],
+    ['\u0080', 'c280'],
+    ['\u07ff', 'dfbf'],
+    ['\u0800', 'e0a080'],
+    ['\uffff', 'efbfbf'],
+    ['\u{10000}', 'f0908080'],
+    ['\u{10ffff}', 'f48fbfbf'],
+    ['\udfff', 'efbfbd'],
+    ['\udbff\udfff', 'f48fbfbf'],
+    ['\u00fc\udc00', 'c3bcefbfbd'],
+    ['\udc00\udc00', 'efbfbdefbfbd'],
+    ['\ud800\ue000', 'efbfbdee8080'],
+    ['\ud800', 'efbfbd']
+  ])('hashes %j as the UTF-8 bytes %s', (text, hex) => {
+    expect(Buffer.from(text, 'utf8').toString('hex')).toBe(hex)
+    expect(fnv1a32(text)).toBe(fnvOfBytes(text))
+  })
+
   it('finalises with MurmurHash3 fmix32', () => {
     expect(fmix32(0)).toBe(0)
     expect(fmix32(1)).toBe(0x514e28b7)
@@ -97,12 +118,17 @@ describe('shard counts and the shards output', () => {
     expect(shardList(256)[255]).toBe('256/256')
   })
 
-  it.each(['0/5', '6/5', '3', '1/257', '/5', '1/', 'x/5'])('refuses the shard %j', text => {
-    expect(parseShard(text)).toBeUndefined()
-  })
+  it.each(['0/5', '6/5', '3', '1/257', '/5', '1/', 'x/5', 'x3/20', '1003/20', '3/20x', '3/2000', '3x/20', '3/x20'])(
+    'refuses the shard %j',
+    text => {
+      expect(parseShard(text)).toBeUndefined()
+    }
+  )
 
   it('reads K/N', () => {
     expect(parseShard('3/20')).toEqual({ index: 3, count: 20 })
+    expect(parseShard('1/5')).toEqual({ index: 1, count: 5 })
+    expect(parseShard(' 3 / 20 ')).toEqual({ index: 3, count: 20 })
     expect(parseShard('256/256')).toEqual({ index: 256, count: 256 })
   })
 })
