@@ -59,10 +59,9 @@ export function renderSummary(
     lines.push(`| ${header.map(c => cell(c)).join(' | ')} |`, `|${header.map(() => ' --- |').join('')}`)
     for (const target of shown) {
       // A target that is not an object shows its value in the first column, the others empty.
-      const isObject = !!target && typeof target === 'object' && !Array.isArray(target) && !isRawNumber(target)
       const values = !columns
         ? [target]
-        : isObject
+        : isTargetObject(target)
           ? columns.map(c => (target as Record<string, unknown>)[c])
           : columns.map((_, i) => (i === 0 ? target : undefined))
       lines.push(`| ${values.map(v => cell(v)).join(' | ')} |`)
@@ -80,7 +79,7 @@ export function renderSummary(
 
 /** Columns from common fields when the targets are objects; undefined for a one-column table. */
 export function chooseColumns(targets: readonly unknown[]): string[] | undefined {
-  const objects = targets.filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && !Array.isArray(t))
+  const objects = targets.filter(isTargetObject)
   if (objects.length === 0) return undefined
   const present = new Set(objects.flatMap(o => Object.keys(o)))
   const preferred = PREFERRED_COLUMNS.filter(c => present.has(c))
@@ -88,6 +87,11 @@ export function chooseColumns(targets: readonly unknown[]): string[] | undefined
   const columns = [...preferred, ...others].slice(0, MAX_COLUMNS)
   // Objects with nothing but nested fields get the one-column table, not a table with no columns.
   return columns.length > 0 ? columns : undefined
+}
+
+/** A target with fields: not an array, and not a number kept exactly as sent (9007199254740993). */
+function isTargetObject(target: unknown): target is Record<string, unknown> {
+  return !!target && typeof target === 'object' && !Array.isArray(target) && !isRawNumber(target)
 }
 
 function isScalar(value: unknown): boolean {

@@ -6,6 +6,7 @@ import { Outcome } from '../../src/routine/lines.js'
 import { RoutineResult } from '../../src/routine/routine.js'
 import { Listing, PREVIEW_ROWS } from '../../src/targets/file.js'
 import { Token } from '../../src/auth/token.js'
+import { parseExact } from '../../src/json.js'
 
 /** A listing as TargetsFile describes one, without the file. */
 function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
@@ -99,6 +100,15 @@ describe('renderSummary', () => {
   it('takes a field absent from some targets, and a null as a scalar, but never a nested object', () => {
     expect(chooseColumns([{ id: 1 }, { z: null }, { nested: { a: 1 } }, ['array']])).toEqual(['id', 'z'])
     expect(chooseColumns([{ flag: true, nested: [1] }])).toEqual(['flag'])
+  })
+
+  it('takes a number kept exactly as sent for a value, never for an object with a field', () => {
+    const exact = parseExact('[9007199254740993, 12]') as unknown[]
+    expect(chooseColumns(exact)).toBeUndefined()
+    expect(chooseColumns([{ id: 'a' }, exact[0]])).toEqual(['id'])
+    const md = renderSummary(token, base, listing(exact), now)
+    expect(md).toContain('| target |\n| --- |\n| 9007199254740993 |\n| 12 |')
+    expect(md).not.toContain('rawJSON')
   })
 
   it('says when the token expires, and cuts long cells', () => {
