@@ -1,4 +1,13 @@
-import { echoedForms, excerpt, holdsSecret, mask, redact, redactThenCut } from '../src/secrets.js'
+import {
+  echoedForms,
+  excerpt,
+  holdsSecret,
+  mask,
+  maskPrivateKey,
+  REDACT_MARGIN_CHARS,
+  redact,
+  redactThenCut
+} from '../src/secrets.js'
 import { captureStdout } from './helpers.js'
 
 describe('secrets', () => {
@@ -38,6 +47,14 @@ describe('secrets', () => {
     expect(written).toContain('::add-mask::abcd\n')
     expect(written).toContain('::add-mask::longer-line\n')
     expect(written).not.toContain('::add-mask::xyz\n')
+  })
+
+  it('counts a line of a multi-line secret without its blanks, and redacts each line on its own', () => {
+    mask('sh0rt-1\n  yz\nanother-longer-line')
+    expect(written).toContain('::add-mask::sh0rt-1\n')
+    expect(written.some(line => line.startsWith('::add-mask::  yz'))).toBe(false)
+    // sh0rt-1 is a run of 7 of the whole secret: it is withheld as a line of its own.
+    expect(redact('said sh0rt-1 once')).toBe('said *** once')
   })
 
   it('ignores empty values', () => {
@@ -205,6 +222,41 @@ describe('redaction through normalising views', () => {
   })
 })
 
+describe('maskPrivateKey', () => {
+  const written = captureStdout()
+  // Pasted with blanks at the ends of its lines.
+  const body = [
+    'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj',
+    'MZa8tqXI2ZtOxIflUNqCZfNXOxS16xyrJuvEFcY6wpNeGB3SIpnCHtKfmFnzxDe8',
+    'Zw=='
+  ]
+  const pem = [
+    '-----BEGIN PRIVATE KEY----- ',
+    `${body[0]}  `,
+    `${body[1]}\t`,
+    body[2],
+    '-----END PRIVATE KEY----- ',
+    ''
+  ]
+
+  it('registers each line of the key without its blanks, and neither marker', () => {
+    maskPrivateKey(pem.join('\n'))
+    for (const line of body) expect(written).toContain(`::add-mask::${line}\n`)
+    expect(written.filter(line => line.includes('PRIVATE KEY'))).toEqual([`::add-mask::${pem.join('%0A')}\n`])
+    expect(redact('error: no -----END PRIVATE KEY----- line')).toBe('error: no -----END PRIVATE KEY----- line')
+  })
+
+  it('registers no line of the key under 4 characters without its blanks: it would hide words', () => {
+    maskPrivateKey(['-----BEGIN PRIVATE KEY-----', body[0], '  ab', body[1], '-----END PRIVATE KEY-----'].join('\n'))
+    expect(written.filter(line => /^::add-mask::\s*ab\s*$/.test(line))).toEqual([])
+  })
+
+  it('withholds a run across two lines of the key, as JSON writes it', () => {
+    maskPrivateKey(pem.join('\r\n'))
+    expect(redact(`{"key":"${body[0].slice(-6)}\\n${body[1].slice(0, 6)}"}`)).toBe('{"key":"***"}')
+  })
+})
+
 describe('redactThenCut', () => {
   captureStdout()
 
@@ -221,6 +273,33 @@ describe('redactThenCut', () => {
   it('says whether it cut, and never cuts a surrogate pair in two', () => {
     expect(redactThenCut('short', 10)).toEqual({ text: 'short', cut: false })
     expect(redactThenCut('ab😀', 3)).toEqual({ text: 'ab', cut: true })
+    expect(redactThenCut('a😀b', 3)).toEqual({ text: 'a😀', cut: true })
+    expect(redactThenCut('a\u{10FFFF}b', 2)).toEqual({ text: 'a', cut: true })
+    expect(redactThenCut('ab\ue000c', 3)).toEqual({ text: 'ab\ue000', cut: true })
+  })
+})
+
+describe('excerpt', () => {
+  captureStdout()
+  const token = Buffer.from(Array.from({ length: 400 }, (_, i) => (i * 53 + 7) % 256)).toString('base64url')
+
+  it('drops the blanks left at either end', () => {
+    expect(excerpt('\n  status: ok \r\n')).toBe('status: ok')
+  })
+
+  it('says it cut a long text even when redaction leaves less than it shows', () => {
+    mask(token)
+    expect(excerpt(`ok ${token}`, 10)).toBe('ok ***…')
+    // No longer than what it shows and its margin: read whole, and not cut.
+    expect(excerpt(`ok ${token.slice(0, 10 + REDACT_MARGIN_CHARS - 3)}`, 10)).toBe('ok ***')
+  })
+
+  it('reads no further than what it shows and its margin', () => {
+    // Cutting this secret out leaves it whole again: a text that holds it is withheld.
+    mask('p4ss***word-secret')
+    const trap = 'p4ssp4ss***word-secretword-secret'
+    expect(redact(trap)).toMatch(/^\[withheld/)
+    expect(excerpt(`ok ${'x'.repeat(10 + REDACT_MARGIN_CHARS)}${trap}`, 10)).toBe(`ok ${'x'.repeat(7)}…`)
   })
 })
 

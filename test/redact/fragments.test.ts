@@ -12,6 +12,15 @@ function spansIn(text: string, ...secrets: string[]): string[] {
   return [...found]
 }
 
+/** The spans find() appends, as it appends them. */
+function rawSpans(text: string, first: boolean, ...secrets: string[]): number[] {
+  const fragments = new Fragments()
+  for (const secret of secrets) fragments.add(secret)
+  const spans: number[] = []
+  fragments.find(text, spans, first)
+  return spans
+}
+
 describe('Fragments', () => {
   it('finds a run of 12 characters at any place of the text, and not one of 11', () => {
     // The text is looked up every 10 characters: every offset from one place looked up to the next.
@@ -43,6 +52,63 @@ describe('Fragments', () => {
     expect(spansIn('a k3y! b', 'k3y!')).toEqual(['k3y!'])
     expect(spansIn('a k3y b', 'k3y!')).toEqual([])
     expect(spansIn('ab', 'abc')).toEqual([]) // under 4 characters: never redacted
+    expect(spansIn('abc', 'abc')).toEqual([])
+  })
+
+  it('finds a short secret at the start of the text, and each time it is there, unless asked for one', () => {
+    expect(rawSpans('k3y! k3y! x', false, 'k3y!')).toEqual([0, 4, 5, 9])
+    expect(rawSpans('k3y! k3y! x', true, 'k3y!')).toEqual([0, 4])
+  })
+
+  it('is empty until it holds a secret of 4 characters or more', () => {
+    const fragments = new Fragments()
+    expect(fragments.empty).toBe(true)
+    fragments.add('abc')
+    expect(fragments.empty).toBe(true)
+    fragments.add('abcd')
+    expect(fragments.empty).toBe(false)
+  })
+
+  it('reports a match once however often its secret was added', () => {
+    const text = `<${SECRET}> <${SECRET.slice(2, 14)}> <k3y!>`
+    expect(rawSpans(text, false, SECRET, 'k3y!', SECRET, 'k3y!')).toEqual(rawSpans(text, false, SECRET, 'k3y!'))
+  })
+
+  it('finds a secret of 11 characters whole where its last block ends the text or is followed', () => {
+    const secret = 'k8#Qz!mW2pL'
+    expect(spansIn(`.${secret}`, secret)).toEqual([secret])
+    expect(spansIn(`.${secret}.`, secret)).toEqual([secret])
+  })
+
+  it('finds a run that starts where another ends', () => {
+    const [long, short] = ['Zq8!mW2#pL5@', 'k8#Qz!mW2pL']
+    expect(spansIn(`${long}${short}.`, long, short)).toEqual([long, short])
+    expect(spansIn(`${long}${'.'.repeat(40)}${short}.`, long, short)).toEqual([long, short])
+  })
+
+  it('walks a long run once, not again from each of its blocks', () => {
+    const secret = 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWX'
+    const spans = rawSpans(`....${secret}....`, false, secret)
+    expect(new Set(spans)).toEqual(new Set([4, 64]))
+    expect(spans.length / 2).toBeLessThanOrEqual(2) // of its 10 blocks
+  })
+
+  it('finds the run around a block that two secrets share, for each of them', () => {
+    const [a, b] = ['Xy7-prod-Qw3Er9T', 'mN2bV-prod-Lk8Jh']
+    // The only block at a multiple of 6 inside each run is -prod-.
+    expect(spansIn(`...${a.slice(0, 12)}...`, a, b)).toEqual([a.slice(0, 12)])
+    expect(spansIn(`.${b.slice(0, 12)}.`, a, b)).toEqual([b.slice(0, 12)])
+  })
+
+  it('takes no block for the secret that only hashes as one of its blocks does', () => {
+    // 'Aa' and 'BB' hash alike: so do AaAaAa and BBBBBB.
+    expect(spansIn('BBBBBB', 'AaAaAa-xyz12')).toEqual([])
+  })
+
+  it('finds the UTF-8 bytes of a secret of non-ASCII characters only, one character each', () => {
+    const secret = 'парольсекрет'
+    const bytes = Buffer.from(secret, 'utf8').toString('latin1')
+    expect(spansIn(`"${bytes}"`, secret)).toEqual([bytes])
   })
 
   it('finds the secret with + for each space, as form encoding writes it', () => {
@@ -66,6 +132,36 @@ describe('Fragments', () => {
     expect(spansIn(url, secret)).toContain(url)
     const basic = Buffer.from(`id:${new URLSearchParams({ s: secret }).toString().slice(2)}`).toString('base64')
     expect(spansIn(basic, secret)).toEqual([basic.slice(3)]) // from the character 'id:' shares
+  })
+
+  it('finds the base64 of a secret that form encoding leaves as it is, and base64url with _ and -', () => {
+    const plain = 'abcDEF123456ghiJKL'
+    expect(spansIn(Buffer.from(plain).toString('base64'), plain)).toEqual([Buffer.from(plain).toString('base64')])
+    const secret = 'a?b>c?d>e?f>g?h'
+    const url = Buffer.from(secret).toString('base64url')
+    expect(url).toMatch(/_.*-/)
+    expect(spansIn(url, secret)).toEqual([url])
+  })
+
+  it('takes the characters beside a base64 run only where the run reaches the edge of the form', () => {
+    const blob = Buffer.from(SECRET).toString('base64') // WnE4IW1XMiNwTDVAdk45JA==
+    const inner = blob.slice(2, 20)
+    expect(`${blob[1]}${blob[20]}`).not.toContain('+')
+    expect(spansIn(`+${inner}+`, SECRET)).toEqual([inner])
+  })
+
+  it('matches a run of 15 base64 characters of a secret of 12, as of a longer one', () => {
+    const secret = SECRET.slice(0, 12)
+    const blob = Buffer.from(secret).toString('base64')
+    expect(spansIn(`${blob.slice(0, 15)}.`, secret)).toEqual([blob.slice(0, 15)])
+  })
+
+  it('looks for the base64 of a short secret from 8 characters, with the mixed characters beside it', () => {
+    expect(spansIn(Buffer.from('k3y!').toString('base64'), 'k3y!')).toEqual([]) // azN5I: 5 characters
+    expect(spansIn(`x ${Buffer.from('abc123').toString('base64')} x`, 'abc123')).toEqual(['YWJjMTIz'])
+    const nine = 'k8#Qz!mW2'
+    const blob = Buffer.from(`x${nine}yz`).toString('base64') // eGs4I1F6IW1XMnl6
+    expect(spansIn(blob, nine)).toEqual([blob.slice(1, 14)])
   })
 
   it('stops at the first match when asked', () => {
