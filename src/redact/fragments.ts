@@ -31,7 +31,8 @@ export class Fragments {
   /** Where the public head of a form ends (a JWT's header): a run must be long enough past it. */
   private readonly publicEnds: number[] = []
   private readonly known = new Set<string>()
-  private readonly short: string[] = []
+  /** Forms found whole, by indexOf: the secrets under 12 characters, and their base64 under 15. */
+  private readonly short: { readonly form: string; readonly base64: boolean }[] = []
   private readonly blocks = new Map<string, number[]>()
   private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5))
   /** The ASCII characters of the forms looked up by block (any other character may be in one). */
@@ -54,7 +55,7 @@ export class Fragments {
     if (this.known.has(form)) return
     this.known.add(form)
     if (minRun < STRIDE + BLOCK - 1) {
-      this.short.push(form)
+      this.short.push({ form, base64 })
       return
     }
     for (let i = 0; i < form.length; i++) {
@@ -100,21 +101,19 @@ export class Fragments {
           right++
         }
         if (p + right - Math.max(p - left, this.publicEnds[places[k]]) < this.minRuns[places[k]]) continue
-        let [start, stop] = [j - left, j + right]
-        if (this.base64[places[k]]) {
-          if (p - left === 0 && BASE64_CHAR.test(text.charAt(start - 1))) start--
-          if (p + right === form.length) stop = BASE64_END.exec(text.slice(stop, stop + 3))![0].length + stop
-        }
-        spans.push(start, stop)
+        if (this.base64[places[k]]) widened(text, j - left, j + right, p - left === 0, p + right === form.length, spans)
+        else spans.push(j - left, j + right)
+        const stop = spans[spans.length - 1]
         if (first) return
         end = Math.max(end, stop)
       }
       // A run already found is not walked again from each of its blocks.
       if (end > 0) j = Math.max(j, Math.floor((end - BLOCK) / STRIDE) * STRIDE - STRIDE)
     }
-    for (const form of this.short) {
+    for (const { form, base64 } of this.short) {
       for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
-        spans.push(at, at + form.length)
+        if (base64) widened(text, at, at + form.length, true, true, spans)
+        else spans.push(at, at + form.length)
         if (first) return
       }
     }
@@ -130,6 +129,15 @@ export class Fragments {
     }
     return (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
   }
+}
+
+/**
+ * Appends a base64 run as its span: where the run reaches an edge of the form, with the character
+ * beside it (mixed from the secret's bytes and its neighbour's) and the padding after the end.
+ */
+function widened(text: string, start: number, stop: number, head: boolean, tail: boolean, spans: number[]): void {
+  const from = head && BASE64_CHAR.test(text.charAt(start - 1)) ? start - 1 : start
+  spans.push(from, tail ? BASE64_END.exec(text.slice(stop, stop + 3))![0].length + stop : stop)
 }
 
 function textForms(secret: string): string[] {

@@ -162,6 +162,10 @@ describe('Fragments', () => {
     const nine = 'k8#Qz!mW2'
     const blob = Buffer.from(`x${nine}yz`).toString('base64') // eGs4I1F6IW1XMnl6
     expect(spansIn(blob, nine)).toEqual([blob.slice(1, 14)])
+    // A form found whole (10 characters, under the blocks' 12) takes the mixed characters too.
+    const eight = Buffer.from('xk8#Qz!mWyz').toString('base64') // eGs4I1F6IW1XeXo=
+    expect(spansIn(`"${eight}"`, 'k8#Qz!mW')).toEqual([eight.slice(1, 13)])
+    expect(spansIn(`"${eight.slice(2, 12)}"`, 'k8#Qz!mW')).toEqual([eight.slice(2, 12)])
   })
 
   it('stops at the first match when asked', () => {
