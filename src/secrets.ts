@@ -36,9 +36,13 @@ export function maskPrivateKey(pem: string): void {
   if (pem.trim() === '') return
   register(pem)
   // Redaction takes the key's lines, never its markers: an error may name "PRIVATE KEY-----".
-  const lines = pem.split(/\r?\n/).filter(line => !line.startsWith('-----') && line.trim().length >= 4)
-  fragments.add(lines.map(line => line.trim()).join('\n'))
-  for (const line of lines) mask(line.trim())
+  // Lines are taken without their blanks: a key pasted indented in YAML keeps them on each line.
+  const lines = pem
+    .split(/\r?\n/)
+    .map(line => line.trim())
+    .filter(line => !line.startsWith('-----') && line.length >= 4)
+  fragments.add(lines.join('\n'))
+  for (const line of lines) mask(line)
 }
 
 /** application/x-www-form-urlencoded, as URLSearchParams writes it (a space is +). */

@@ -246,6 +246,14 @@ describe('maskPrivateKey', () => {
     expect(redact('error: no -----END PRIVATE KEY----- line')).toBe('error: no -----END PRIVATE KEY----- line')
   })
 
+  it('registers neither marker of a key whose every line is indented', () => {
+    const own = ['MIIBVAIBADANBgkqhkiG9w0BAQEFAASCAT4wggE6AgEAAkEAq7BFUpkGp3', 'vA7YfZ9Q==']
+    maskPrivateKey(['-----BEGIN PRIVATE KEY-----', ...own, '-----END PRIVATE KEY-----'].map(l => `  ${l}`).join('\n'))
+    for (const line of own) expect(written).toContain(`::add-mask::${line}\n`)
+    expect(written.filter(line => line.includes('PRIVATE KEY') && !line.includes('%0A'))).toEqual([])
+    expect(redact('expected -----BEGIN PRIVATE KEY----- here')).toBe('expected -----BEGIN PRIVATE KEY----- here')
+  })
+
   it('registers no line of the key under 4 characters without its blanks: it would hide words', () => {
     maskPrivateKey(['-----BEGIN PRIVATE KEY-----', body[0], '  ab', body[1], '-----END PRIVATE KEY-----'].join('\n'))
     expect(written.filter(line => /^::add-mask::\s*ab\s*$/.test(line))).toEqual([])
