@@ -82,6 +82,34 @@ describe('getInputs', () => {
     expect(getInputs().token).toBe('user.jwt.value')
   })
 
+  it('drops only a leading Bearer scheme, with all the spaces after it', () => {
+    setInputs({ token: 'bearer \t  user.jwt.value', 'base-url': 'https://api.service.test' })
+    expect(getInputs().token).toBe('user.jwt.value')
+    setInputs({ token: 'user.bearer value', 'base-url': 'https://api.service.test' })
+    expect(getInputs().token).toBe('user.bearer value')
+  })
+
+  it('reads sealed-token with the client credentials, and leaves it out when not given', () => {
+    setInputs({ ...VALID, 'sealed-token': 'm2m2.sealed-value' })
+    expect(getInputs().sealedToken).toBe('m2m2.sealed-value')
+    setInputs(VALID)
+    expect(getInputs()).toHaveProperty('sealedToken', undefined)
+  })
+
+  it('checks targets-from and call against list-targets', () => {
+    const digest = `sha256:${'AB'.repeat(32)}`
+    setInputs({ ...VALID, 'targets-from': 'snap/', 'targets-digest': digest, call: 'DELETE /v1/t/{id}' })
+    expect(getInputs()).toMatchObject({
+      targetsFrom: 'snap/',
+      targetsDigest: digest.toLowerCase(),
+      call: { text: 'DELETE /v1/t/{id}' }
+    })
+    setInputs({ ...VALID, 'targets-from': 'snap/', 'list-targets': 'false' })
+    expect(() => getInputs()).toThrow('Input targets-from gives the targets: remove list-targets: false')
+    setInputs({ ...VALID, call: 'DELETE /v1/t/{id}', 'list-targets': 'false' })
+    expect(() => getInputs()).toThrow('Input call has {id}, but with list-targets: false there is no target to fill it')
+  })
+
   it('takes token-url in place of auth-url, query included', () => {
     setInputs({
       ...VALID,
@@ -336,6 +364,25 @@ describe('the first hour: common mistakes get the advice that fits', () => {
     expect(warnings()[0]).toMatch(
       /^::warning::Input token is set, so no exchange is made and the client credentials inputs are not used/
     )
+  })
+
+  it('warns of any one client credential given with a token, and not of none', () => {
+    const token = { token: 'a.b.c', 'base-url': 'https://api.service.test' }
+    setInputs(token)
+    getInputs()
+    expect(warnings()).toEqual([])
+    const credentials: Record<string, string>[] = [
+      { 'client-id': 'client-1' },
+      { 'client-secret': 'secret-1' },
+      { 'private-key': 'k' }
+    ]
+    for (const credential of credentials) {
+      written.length = 0
+      setInputs({ ...token, ...credential })
+      getInputs()
+      expect(warnings()).toHaveLength(1)
+      expect(warnings()[0]).toMatch(/^::warning::Input token is set, so no exchange is made/)
+    }
   })
 
   it('refuses an auth-url that already ends in /oauth/token, saying what to give', () => {

@@ -1,10 +1,13 @@
+import { jest } from '@jest/globals'
 import { EventEmitter } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import nock from 'nock'
 import { DEFAULTS } from '../src/inputs.js'
 import { run } from '../src/main.js'
+import { callFingerprint } from '../src/routine/fingerprint.js'
+import { resultLine } from '../src/routine/lines.js'
 import { planDigest } from '../src/routine/plan.js'
 import { captureStdout, readFileCommands } from './helpers.js'
 import { useNock } from './nock.js'
@@ -49,6 +52,7 @@ describe('run', () => {
 
   const outputs = () => readFileCommands(readFileSync(join(dir, 'GITHUB_OUTPUT'), 'utf8'))
   const errors = () => written.filter(l => l.startsWith('::error::'))
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
   const tempFiles = () => readdirSync(join(dir, 'temp'))
   const token = () => nock(IDP).post('/oauth/token').reply(200, { access_token: TOKEN, expires_in: 3600 })
 
@@ -190,6 +194,74 @@ describe('run', () => {
     expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toBe('')
   })
 
+  it('keeps its files in RUNNER_TEMP, warns of nothing and writes the summary once', async () => {
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }])
+    await run()
+    expect(errors()).toEqual([])
+    expect(warnings()).toEqual([])
+    expect(dirname(outputs()['targets-file'])).toBe(join(dir, 'temp'))
+    expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8').match(/^## /gm)).toHaveLength(1)
+  })
+
+  it('warns a shard job that exchanges for its own token, naming sealed-token', async () => {
+    process.env.INPUT_SHARD = '1/1'
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }])
+    await run()
+    expect(warnings()).toEqual([
+      expect.stringMatching(/^::warning::This shard job exchanges client credentials for its own token: .*sealed-token/)
+    ])
+  })
+
+  it('waits up to timeout-seconds for an answer', async () => {
+    process.env['INPUT_TIMEOUT-SECONDS'] = '5'
+    nock(IDP).post('/oauth/token').delay(50).reply(200, { access_token: TOKEN, expires_in: 3600 })
+    nock(API).get('/v1/targets').delay(50).reply(200, [])
+    await run()
+    expect(errors()).toEqual([])
+    expect(outputs()['target-count']).toBe('0')
+  })
+
+  it('fails with the message of a bad input, and resolves', async () => {
+    process.env['INPUT_MAX-ATTEMPTS'] = 'lots'
+    await expect(run()).resolves.toBeUndefined()
+    expect(process.exitCode).toBe(1)
+    expect(errors()).toEqual(['::error::Input max-attempts must be a whole number from 1 to 10, got "lots"\n'])
+    expect(outputs()).toEqual({})
+  })
+
+  it('verifies TLS even when the job sets NODE_TLS_REJECT_UNAUTHORIZED=0, and says so', async () => {
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+    token()
+    nock(API).get('/v1/targets').reply(200, [])
+    await run()
+    expect(process.env.NODE_TLS_REJECT_UNAUTHORIZED).toBeUndefined()
+    expect(warnings()).toEqual([expect.stringMatching(/^::warning::NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the job/)])
+  })
+
+  it('makes a report with report-from, with no request', async () => {
+    const results = join(dir, 'results')
+    mkdirSync(results)
+    const identity = { method: 'POST', path: '/v1/t/{id}', body: '', baseUrl: new URL(API) }
+    const line = resultLine(
+      { fingerprint: callFingerprint(identity), runAttempt: 1, shard: '1/1' },
+      { key: 'a', outcome: 'succeeded', status: 200, index: 0, target: { id: 'a' } }
+    )
+    writeFileSync(join(results, 'a.jsonl'), `${line}\n`)
+    process.env['INPUT_REPORT-FROM'] = results
+    process.env.INPUT_CALL = 'POST /v1/t/{id}'
+    for (const name of ['CLIENT-ID', 'CLIENT-SECRET']) delete process.env[`INPUT_${name}`]
+    await run()
+    expect(errors()).toEqual([])
+    expect(outputs()).toMatchObject({ 'report-targets': '1', 'report-succeeded': '1', 'report-failed': '0' })
+    expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toMatch(/^## /)
+  })
+
   describe('with a call', () => {
     const identity = (path: string) => ({ method: 'POST', path, body: '', baseUrl: new URL(API) })
     const summary = () => readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')
@@ -276,25 +348,71 @@ describe('run', () => {
       ])
       expect(outputs()).toMatchObject({ 'calls-succeeded': '1', 'calls-failed': '1' })
       expect(summary()).toMatch(/^## POST \/v1\/t\/\{id\}: 1 of 2 targets not done\n/)
+      expect(summary().match(/^## /gm)).toHaveLength(1)
     })
 
     it('discards the targets file and fails when cancelled before any call', async () => {
       process.env['INPUT_TARGETS-FROM'] = snapshot([{ id: 'a' }])
       process.env.INPUT_CALL = 'POST /v1/t/{id}'
       const { source, exits, done } = running()
+      const atSignal: number[] = []
       nock(IDP)
         .post('/oauth/token')
         .reply(() => {
           source.emit('SIGTERM', 'SIGTERM')
+          atSignal.push(...exits)
           return [200, { access_token: TOKEN, expires_in: 3600 }]
         })
       nock(API).post('/v1/t/a').reply(200, {})
       await done
+      expect(atSignal).toEqual([1])
       expect(exits[0]).toBe(1)
       expect(errors()[0]).toBe(
         '::error::The step was cancelled (SIGTERM) before any call was made: no output was set and no file kept\n'
       )
       expect(tempFiles().filter(f => f.startsWith('targets-'))).toEqual([])
+    })
+
+    it('exits the process at a signal before any call when given no exit', async () => {
+      process.env['INPUT_TARGETS-FROM'] = snapshot([{ id: 'a' }])
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      process.env['INPUT_CALL-DRY-RUN'] = 'true'
+      const exit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as () => never)
+      const source = new EventEmitter()
+      nock(IDP)
+        .post('/oauth/token')
+        .reply(() => {
+          source.emit('SIGINT', 'SIGINT')
+          return [200, { access_token: TOKEN, expires_in: 3600 }]
+        })
+      await run({ signals: source })
+      expect(exit).toHaveBeenCalledWith(1)
+    })
+
+    it('stops listening for signals once done', async () => {
+      process.env['INPUT_TARGETS-FROM'] = snapshot([{ id: 'a' }])
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      process.env['INPUT_CALL-DRY-RUN'] = 'true'
+      token()
+      const { source, done } = running()
+      expect(source.listenerCount('SIGINT') + source.listenerCount('SIGTERM')).toBe(2)
+      await done
+      expect(errors()).toEqual([])
+      expect(source.listenerCount('SIGINT') + source.listenerCount('SIGTERM')).toBe(0)
+    })
+
+    it('keeps the targets and results files when a failure comes after the calls began', async () => {
+      process.env.INPUT_CALL = 'POST /v1/t/{id}'
+      process.env.GITHUB_OUTPUT = join(dir, 'missing', 'GITHUB_OUTPUT')
+      token()
+      nock(API)
+        .get('/v1/targets')
+        .reply(200, [{ id: 'a' }])
+      nock(API).post('/v1/t/a').reply(200, {})
+      await run()
+      expect(errors()).toEqual([expect.stringContaining('GITHUB_OUTPUT')])
+      expect(tempFiles().filter(f => f.startsWith('targets-'))).toHaveLength(1)
+      expect(tempFiles().filter(f => !f.startsWith('targets-'))).toHaveLength(1)
     })
 
     it('drains at a first signal during the calls, and ends the step once the record is written', async () => {

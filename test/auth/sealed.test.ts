@@ -68,6 +68,17 @@ describe('sealed tokens', () => {
     })
   })
 
+  it('binds the client-auth settings by name, whatever their order', () => {
+    const bound = (b: Record<string, string>): Credentials => ({
+      ...credentials,
+      auth: { ...credentials.auth, bound: b }
+    })
+    const sorted = binding(bound({ algorithm: 'ES256', keyId: 'k1', method: 'private-key-jwt' }), baseUrl)
+    const shuffled = binding(bound({ method: 'private-key-jwt', keyId: 'k1', algorithm: 'ES256' }), baseUrl)
+    expect(shuffled.toString()).toBe(sorted.toString())
+    expect(Object.keys(JSON.parse(shuffled.toString())[1].auth)).toEqual(['algorithm', 'keyId', 'method'])
+  })
+
   it('keys a private-key-jwt client by its private key, and binds its key id', async () => {
     const key = (k: ReturnType<typeof generateKeyPairSync>['privateKey'], keyId = 'k1'): Credentials => ({
       ...credentials,
@@ -127,6 +138,14 @@ describe('sealed tokens', () => {
     await expect(unseal(golden.post, { ...post, scope: undefined }, base)).resolves.toHaveProperty('reason')
   })
 
+  it('says what may differ when it cannot be opened', async () => {
+    await expect(unseal(await seal(), credentials, new URL('https://api2.test/'))).resolves.toEqual({
+      reason:
+        'it cannot be opened with these inputs (another client secret or private key, other client-id, client-auth, ' +
+        'audience, scope, token URL, token-request-format or base-url, or it was altered)'
+    })
+  })
+
   it('reads a value one byte past the header as a sealed token, not a truncated one', async () => {
     const shortest = `${PREFIX}${Buffer.alloc(16 + 12 + 16 + 1).toString('base64url')}`
     await expect(unseal(shortest, credentials, baseUrl)).resolves.toEqual({
@@ -167,6 +186,33 @@ describe('sealed tokens without a secret, or with bad contents', () => {
     expect(await unseal(await seal(), noSecret, baseUrl)).toEqual({
       reason: 'client-auth github-oidc holds no secret to open it with'
     })
+  })
+
+  it('leaves no unhandled rejection when no secret is held and seal() is never called', async () => {
+    const rejections: unknown[] = []
+    const listener = (reason: unknown) => void rejections.push(reason)
+    process.on('unhandledRejection', listener)
+    try {
+      new Sealer(noSecret, baseUrl)
+      await new Promise(resolve => setTimeout(resolve, 20))
+    } finally {
+      process.off('unhandledRejection', listener)
+    }
+    expect(rejections).toEqual([])
+  })
+
+  it.each([
+    ['a token that is not a string', { accessToken: 42 }],
+    ['no expiry', { expiresAtMs: undefined }],
+    ['an expiry that is not a number', { expiresAtMs: '1800000000000' }]
+  ])('says the contents are malformed when they hold %s', async (_what, change) => {
+    const sealed = await new Sealer(credentials, baseUrl).seal({ ...contents, ...change } as unknown as typeof contents)
+    expect(await unseal(sealed, credentials, baseUrl)).toEqual({ reason: 'its contents are malformed' })
+  })
+
+  it('drops a scope that is not a string', async () => {
+    const sealed = await new Sealer(credentials, baseUrl).seal({ ...contents, scope: null as unknown as string })
+    expect(await unseal(sealed, credentials, baseUrl)).toEqual({ ...contents, scope: undefined })
   })
 
   it('says the contents are malformed when they hold no token', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { BATCH, MAX_DEPTH, readSnapshot, SnapshotError, snapshotPath } from '../../src/targets/snapshot.js'
@@ -61,6 +62,36 @@ describe('snapshotPath', () => {
       `Input targets-from: ${path} is neither a file nor a directory (${kind}). Give the targets-file of an earlier step`
     )
   })
+
+  it('refuses a socket, naming it a socket', async () => {
+    const path = join(dir, 'sock')
+    const server = createServer()
+    await new Promise<void>(resolve => server.listen(path, resolve))
+    try {
+      expect(() => snapshotPath(path)).toThrow(`${path} is neither a file nor a directory (a socket).`)
+    } finally {
+      server.close()
+    }
+  })
+
+  it('names at most five of the .json files a directory holds too many of', () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'].map(n => `${n}.json`)
+    for (const name of names) writeFileSync(join(dir, name), '[]')
+    let message = ''
+    try {
+      snapshotPath(dir)
+    } catch (err) {
+      message = (err as Error).message
+    }
+    const found = /\(found (.*)\)\. Download one artifact into it\.$/.exec(message)?.[1]
+    expect(found?.split(', ')).toHaveLength(5)
+    for (const name of found!.split(', ')) expect(names).toContain(name)
+    rmSync(join(dir, 'c.json'))
+    rmSync(join(dir, 'd.json'))
+    rmSync(join(dir, 'e.json'))
+    rmSync(join(dir, 'f.json'))
+    expect(() => snapshotPath(dir)).toThrow(/\(found (a\.json, b\.json|b\.json, a\.json)\)/)
+  })
 })
 
 describe('readSnapshot', () => {
@@ -105,6 +136,61 @@ describe('readSnapshot', () => {
     )
     const atLimit = `[${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}]`
     await expect(read(file(atLimit))).resolves.toMatchObject({ count: 1 })
+  })
+
+  it('hands over full batches of BATCH targets, and never an empty one', async () => {
+    const batches: number[] = []
+    const onTargets = (b: unknown[]) => void batches.push(b.length)
+    const targets = (n: number) => file(JSON.stringify(Array.from({ length: n }, (_, i) => ({ id: i }))))
+    await expect(readSnapshot(file('[]'), onTargets)).resolves.toMatchObject({ count: 0 })
+    await expect(readSnapshot(targets(BATCH), onTargets)).resolves.toMatchObject({ count: BATCH })
+    await expect(readSnapshot(targets(2 * BATCH + 1), onTargets)).resolves.toMatchObject({ count: 2 * BATCH + 1 })
+    expect(batches).toEqual([BATCH, BATCH, BATCH, 1])
+  })
+
+  it('takes spaces, tabs, CR and LF around the array and its elements', async () => {
+    await expect(read(file('\t\r\n [ \r\n\t] \t\r\n'))).resolves.toMatchObject({ count: 0, targets: [] })
+    await expect(read(file('\r\t[\t{"id":1}\r\n,\t 2 ]\r\t'))).resolves.toMatchObject({ targets: [{ id: 1 }, 2] })
+    await expect(read(file('[{"id":1},\t\r\n ]'))).rejects.toThrow(/an empty element/)
+  })
+
+  it('refuses bytes after the array even when they end the file mid-character', async () => {
+    await expect(read(file(Buffer.from([...Buffer.from('[{"id":1}]'), 0xc3])))).rejects.toThrow(
+      /more after its JSON array/
+    )
+  })
+
+  it('reads a target nested exactly MAX_DEPTH levels deep', async () => {
+    const nested = (depth: number) => `[${'['.repeat(depth)}${']'.repeat(depth)}]`
+    await expect(read(file(nested(MAX_DEPTH)))).resolves.toMatchObject({ count: 1 })
+    await expect(read(file(nested(MAX_DEPTH + 1)))).rejects.toThrow(`more than ${MAX_DEPTH} levels deep in target 1`)
+  })
+
+  describe('a target of 16 MiB of JSON at the most', () => {
+    const MAX = 16 * 1024 * 1024
+    const CHUNK = 16 * 1024
+
+    it('reads one of exactly 16 MiB (characters, not bytes)', async () => {
+      // 1,025 chunks of 16 KiB: the target's 16 MiB characters fill them after the [, thanks to
+      // 16,383 two-byte characters, and the ] comes in the next chunk.
+      const wide = 'é'.repeat(CHUNK - 1)
+      const target = `"${wide}${'a'.repeat(MAX - wide.length - 2)}"`
+      expect(target.length).toBe(MAX)
+      const got = await read(file(`[${target}]`))
+      expect(got.count).toBe(1)
+      expect((got.targets[0] as string).length).toBe(MAX - 2)
+    })
+
+    it('refuses a longer one before it ends, naming the limit', async () => {
+      const target = `"${'a'.repeat(MAX + CHUNK + 100)}"`
+      await expect(read(file(`[${target}]`))).rejects.toThrow(
+        'Input targets-from: the file holds a target over 16 MiB of JSON: it is not a targets file of this action.'
+      )
+    })
+
+    it('counts no whitespace after the array toward it', async () => {
+      await expect(read(file(`[1]${' '.repeat(MAX + CHUNK)}`))).resolves.toMatchObject({ count: 1, targets: [1] })
+    })
   })
 
   it('reads back exactly what JSON.stringify writes, whatever the values', async () => {
