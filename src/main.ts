@@ -1,5 +1,5 @@
 import * as core from '@actions/core'
-import { appendFileSync, rmSync } from 'node:fs'
+import { appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
 import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
@@ -31,7 +31,6 @@ export interface RunOptions {
 /** What the step has made so far: until the first call a failure leaves none of it behind. */
 interface Made {
   file?: TargetsFile
-  results?: string
   calls?: RoutineResult
   phase: 'setup' | 'routine' | 'publish'
 }
@@ -78,9 +77,9 @@ export async function run(options: RunOptions = {}): Promise<void> {
   if (made.calls?.cancelled) exit(1)
 }
 
+/** Before the routine: the targets file only (the results file is made as the routine starts). */
 function discard(made: Made): void {
   made.file?.discard()
-  if (made.results) rmSync(made.results, { force: true })
 }
 
 /** inputs -> targets -> token -> [listing] -> [calls] -> summary and outputs. */
@@ -103,8 +102,7 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   // Bound before any call: a plan-digest that does not match fails the step here.
   const plan = inputs.call && verifiedPlan(inputs, targets?.digest ?? '')
   if (inputs.call) {
-    const onRecord = (path: string): void => {
-      made.results = path
+    const onRecord = (): void => {
       made.phase = 'routine'
     }
     made.calls = await callEveryTarget(http, inputs, bearer, targets, tempDir, cancellation, onRecord)
