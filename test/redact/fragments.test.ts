@@ -48,6 +48,18 @@ describe('Fragments', () => {
     }
   })
 
+  it('passes a block of the text that only shares a hash with a block of a secret', () => {
+    // "aa\u0082" hashes as "abc" does: the bitmap lets it through, the map of blocks does not.
+    const secret = 'abcdefghijklmnop'
+    expect(spansIn(`${'.'.repeat(10)}aa\u0082${'.'.repeat(7)}`, secret)).toEqual([])
+    expect(spansIn(`${'.'.repeat(10)}${secret}`, secret)).toEqual([secret])
+  })
+
+  it('takes a short secret that is not base64 without the characters beside it', () => {
+    expect(spansIn('xk3y!y', 'k3y!')).toEqual(['k3y!'])
+    expect(spansIn('the value is undefined', 'k3y!')).toEqual([])
+  })
+
   it('finds a short secret whole only', () => {
     expect(spansIn('a k3y! b', 'k3y!')).toEqual(['k3y!'])
     expect(spansIn('a k3y b', 'k3y!')).toEqual([])
