@@ -161,6 +161,8 @@ class ArraySplitter {
         const element = (this.current + text.slice(start, i)).trim()
         this.current = ''
         start = i + 1
+        // Checked here too: one that ends in the read after the one it passed the limit in.
+        if (element.length > MAX_TARGET_CHARS) throw tooLarge()
         if (element === '' && (c === 0x2c || this.seen > 0)) {
           throw new SnapshotError('the file is not a JSON array of targets (an empty element).')
         }
@@ -174,9 +176,7 @@ class ArraySplitter {
     }
     if (this.state === 'elements') {
       this.current += text.slice(start)
-      if (this.current.length > MAX_TARGET_CHARS) {
-        throw new SnapshotError('the file holds a target over 16 MiB of JSON: it is not a targets file of this action.')
-      }
+      if (this.current.length > MAX_TARGET_CHARS) throw tooLarge()
     }
   }
 
@@ -193,6 +193,10 @@ class ArraySplitter {
     this.batch = []
     return taken
   }
+}
+
+function tooLarge(): SnapshotError {
+  return new SnapshotError('the file holds a target over 16 MiB of JSON: it is not a targets file of this action.')
 }
 
 function isSpace(c: number): boolean {

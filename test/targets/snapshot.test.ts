@@ -188,6 +188,15 @@ describe('readSnapshot', () => {
       )
     })
 
+    it('refuses one that passes it by a few characters, ending in the next read', async () => {
+      // After the [, 1,024 reads hold 16 MiB - 1 of it; the last 11 characters come in the next.
+      const target = `"${'a'.repeat(MAX + 8)}"`
+      await expect(read(file(`[${target}]`))).rejects.toThrow(
+        'Input targets-from: the file holds a target over 16 MiB of JSON: it is not a targets file of this action.'
+      )
+      await expect(read(file(`[${target.slice(0, MAX - 1)}"]`))).resolves.toMatchObject({ count: 1 })
+    })
+
     it('counts no whitespace after the array toward it', async () => {
       await expect(read(file(`[1]${' '.repeat(MAX + CHUNK)}`))).resolves.toMatchObject({ count: 1, targets: [1] })
     })
