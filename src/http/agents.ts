@@ -12,13 +12,19 @@ export class Agents {
   private readonly direct = new Map<string, http.Agent>()
   private readonly proxied = new Map<string, HttpClient>()
   private readonly connections = new Map<string, Connection>()
+  private last: { readonly prefix: string; readonly connection: Connection } | undefined
 
   constructor(private readonly userAgent: string) {}
 
   /** https (and so tls) is loaded only when a URL needs it. */
   /** The connection already made for the URL's origin: the routine's every call but the first. */
   cached(url: URL): Connection | undefined {
-    return this.connections.get(url.origin)
+    // A routine's every call goes where the one before it went: no origin is worked out for it.
+    const last = this.last
+    if (last !== undefined && url.href.startsWith(last.prefix)) return last.connection
+    const connection = this.connections.get(url.origin)
+    if (connection) this.last = { prefix: `${url.origin}/`, connection }
+    return connection
   }
 
   async connectionFor(url: URL): Promise<Connection> {
@@ -55,6 +61,7 @@ export class Agents {
   }
 
   dispose(): void {
+    this.last = undefined
     this.connections.clear()
     for (const agent of this.direct.values()) agent.destroy()
     this.direct.clear()

@@ -55,8 +55,6 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
   const { url, maxBytes, body } = request
   const keepBytes = request.keepBytes ?? Infinity
   const { timeoutMs, idleMs } = limits
-  const headers =
-    body === undefined ? request.headers : { ...request.headers, 'Content-Length': Buffer.byteLength(body) }
   return new Promise((resolve, reject) => {
     let settled = false
     const fail = (failure: TransportFailure): void => {
@@ -79,61 +77,66 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
       if (idleLeft <= 0) return fail({ kind: 'idle', ms: idleMs })
       timer = setTimeout(watch, Math.ceil(Math.min(left, idleLeft)))
     }
-    const req = connection.request(
-      { ...destination(url), method: request.method, headers, agent: connection.agent },
-      res => {
-        activeAt = performance.now()
-        const status = res.statusCode ?? 0
-        if (status >= 300 && status < 400 && res.headers.location) {
-          res.resume()
-          fail({ kind: 'redirect', status, location: resolved(res.headers.location, url) })
-          return
-        }
-        if (Number(res.headers['content-length']) > maxBytes) {
-          fail({ kind: 'too-large', maxBytes })
-          return
-        }
-        const chunks: Buffer[] = []
-        let size = 0
-        let kept = 0
-        res.on('data', (chunk: Buffer) => {
-          activeAt = performance.now()
-          size += chunk.length
-          if (size > maxBytes) return fail({ kind: 'too-large', maxBytes })
-          if (kept >= keepBytes) return
-          // The part kept of the chunk that crosses keepBytes is copied: a view would hold all of it.
-          const part = kept + chunk.length > keepBytes ? Buffer.from(chunk.subarray(0, keepBytes - kept)) : chunk
-          chunks.push(part)
-          kept += part.length
-        })
-        res.on('end', () => {
-          if (settled) return
-          settled = true
-          clearTimeout(timer)
-          const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, kept)
-          if (request.keepBytes === undefined) resolve({ status, headers: res.headers, body })
-          else if (size > kept) resolve({ status, headers: res.headers, body, bodyBytes: size, truncated: true })
-          else resolve({ status, headers: res.headers, body, bodyBytes: size })
-        })
-        res.on('error', err => fail(socketFailure(err, url, connection.proxy)))
-        res.on('aborted', () => fail({ kind: 'aborted' }))
+    const req = connection.request(requestOptions(request.method, url, request.headers, connection.agent), res => {
+      activeAt = performance.now()
+      const status = res.statusCode ?? 0
+      if (status >= 300 && status < 400 && res.headers.location) {
+        res.resume()
+        fail({ kind: 'redirect', status, location: resolved(res.headers.location, url) })
+        return
       }
-    )
+      if (Number(res.headers['content-length']) > maxBytes) {
+        fail({ kind: 'too-large', maxBytes })
+        return
+      }
+      const chunks: Buffer[] = []
+      let size = 0
+      let kept = 0
+      res.on('data', (chunk: Buffer) => {
+        activeAt = performance.now()
+        size += chunk.length
+        if (size > maxBytes) return fail({ kind: 'too-large', maxBytes })
+        if (kept >= keepBytes) return
+        // The part kept of the chunk that crosses keepBytes is copied: a view would hold all of it.
+        const part = kept + chunk.length > keepBytes ? Buffer.from(chunk.subarray(0, keepBytes - kept)) : chunk
+        chunks.push(part)
+        kept += part.length
+      })
+      res.on('end', () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, kept)
+        if (request.keepBytes === undefined) resolve({ status, headers: res.headers, body })
+        else if (size > kept) resolve({ status, headers: res.headers, body, bodyBytes: size, truncated: true })
+        else resolve({ status, headers: res.headers, body, bodyBytes: size })
+      })
+      res.on('error', err => fail(socketFailure(err, url, connection.proxy)))
+      res.on('aborted', () => fail({ kind: 'aborted' }))
+    })
     let timer = setTimeout(watch, Math.min(idleMs, timeoutMs))
     req.on('error', err => fail(socketFailure(err, url, connection.proxy)))
     req.end(body)
   })
 }
 
-/** Where a request goes, as http.request's options: what it would derive from the URL itself. */
-function destination(url: URL): http.RequestOptions {
+/** http.request's options: where the request goes, as it would derive them from the URL itself. */
+function requestOptions(
+  method: string,
+  url: URL,
+  headers: AttemptRequest['headers'],
+  agent: http.Agent
+): http.RequestOptions {
   const { hostname } = url
   return {
     protocol: url.protocol,
     // An IPv6 literal without its brackets, as a socket wants it.
     hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
     port: url.port || undefined,
-    path: `${url.pathname}${url.search}`
+    path: `${url.pathname}${url.search}`,
+    method,
+    headers,
+    agent
   }
 }
 

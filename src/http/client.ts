@@ -1,7 +1,7 @@
 import * as http from 'node:http'
 import { redact } from '../secrets.js'
 import { Agents } from './agents.js'
-import { attempt } from './attempt.js'
+import { attempt, RawResponse } from './attempt.js'
 import { AttemptError, describeFailure, RequestError, ServerWaitError } from './errors.js'
 import { decide, DEFAULT_POLICY, Outcome, RetryPolicy, sharedPause } from './policy.js'
 
@@ -97,7 +97,6 @@ export class Http implements Transport {
     const limits = { timeoutMs, idleMs: Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs) }
     // Debug lines are built only when they are written: a routine sends thousands of requests.
     const debug = this.options.debug
-    const where = (): string => redact(`${request.url.origin}${request.url.pathname}`)
     const first = this.now()
     for (let n = 1; ; n++) {
       const turn = gate?.ready()
@@ -108,20 +107,32 @@ export class Http implements Transport {
       try {
         const connection = this.agents.cached(request.url) ?? (await this.agents.connectionFor(request.url))
         const body = typeof request.body === 'function' ? request.body() : request.body
-        const headers = { 'User-Agent': this.options.userAgent, ...request.headers }
-        const raw = await attempt({ ...request, headers, body }, connection, limits)
-        response = { ...raw, attempts: n }
+        const headers: Record<string, string | number> = { 'User-Agent': this.options.userAgent, ...request.headers }
+        if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body)
+        const raw = await attempt(
+          {
+            method: request.method,
+            url: request.url,
+            headers,
+            body,
+            maxBytes: request.maxBytes,
+            keepBytes: request.keepBytes
+          },
+          connection,
+          limits
+        )
+        response = withAttempts(raw, n)
         outcome = raw
         if (debug) {
           debug(
-            `${request.method} ${where()} -> ${raw.status} in ${this.now() - started} ms (attempt ${n}/${maxAttempts})`
+            `${request.method} ${where(request.url)} -> ${raw.status} in ${this.now() - started} ms (attempt ${n}/${maxAttempts})`
           )
         }
       } catch (err) {
         if (!(err instanceof AttemptError)) throw err
         outcome = err
         debug?.(
-          `${request.method} ${where()} failed after ${this.now() - started} ms: ${err.code} (attempt ${n}/${maxAttempts})`
+          `${request.method} ${where(request.url)} failed after ${this.now() - started} ms: ${err.code} (attempt ${n}/${maxAttempts})`
         )
       }
       const now = this.now()
@@ -157,6 +168,19 @@ export class Http implements Transport {
   dispose(): void {
     this.agents.dispose()
   }
+}
+
+/** A raw response with its attempt count, written out: a spread would copy it through a slower path. */
+function withAttempts(raw: RawResponse, attempts: number): HttpResponse {
+  const { status, headers, body } = raw
+  if (raw.bodyBytes === undefined) return { status, headers, body, attempts }
+  if (raw.truncated) return { status, headers, body, attempts, bodyBytes: raw.bodyBytes, truncated: true }
+  return { status, headers, body, attempts, bodyBytes: raw.bodyBytes }
+}
+
+/** Where a request went, for debug lines. */
+function where(url: URL): string {
+  return redact(`${url.origin}${url.pathname}`)
 }
 
 /** The standard reason phrase for a status, for messages: "503 Service Unavailable". */

@@ -99,9 +99,11 @@ export function isTransient(outcome: Outcome, idempotent = true): boolean {
   }
 }
 
+const FINAL: Decision = { retry: false, why: 'final' }
+
 export function decide(outcome: Outcome, progress: Progress, policy: RetryPolicy, idempotent = true): Decision {
   const { attempt, elapsedMs } = progress
-  if (!isTransient(outcome, idempotent)) return { retry: false, why: 'final' }
+  if (!isTransient(outcome, idempotent)) return FINAL
   if (attempt >= policy.maxAttempts) return { retry: false, why: 'attempts' }
   const serverWaitMs = 'status' in outcome ? serverRequestedWait(outcome.headers, progress.nowMs) : undefined
   if (serverWaitMs !== undefined) {

@@ -38,6 +38,23 @@ describe('Agents', () => {
     expect(agents.cached(url)).toBeUndefined()
   })
 
+  it('answers a URL of the origin last used from its text, and no other origin from it', async () => {
+    const agents = new Agents('test-agent/1')
+    const first = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
+    const other = await agents.connectionFor(new URL('https://idp.service.test/oauth/token'))
+    expect(agents.cached(new URL('https://api.service.test/v1/targets/1'))).toBe(first)
+    expect(agents.cached(new URL('https://api.service.test/v1/targets/2'))).toBe(first)
+    // Origins whose text starts the same: never the last one's connection.
+    expect(agents.cached(new URL('https://api.service.test.evil/v1'))).toBeUndefined()
+    expect(agents.cached(new URL('https://api.service.test:8443/v1'))).toBeUndefined()
+    expect(agents.cached(new URL('http://api.service.test/v1'))).toBeUndefined()
+    expect(agents.cached(new URL('https://user@api.service.test/v1'))).toBe(first)
+    expect(agents.cached(new URL('https://idp.service.test/x'))).toBe(other)
+    expect(agents.cached(new URL('https://api.service.test/v2'))).toBe(first)
+    agents.dispose()
+    expect(agents.cached(new URL('https://api.service.test/v2'))).toBeUndefined()
+  })
+
   it('uses the https module for https, http for http, and verifies certificates', async () => {
     const agents = new Agents('test-agent/1')
     const secure = await agents.connectionFor(new URL('https://api.service.test/'))

@@ -541,6 +541,40 @@ describe('redirects and size', () => {
     expect(res.body).toHaveLength(100)
   })
 
+  it('keeps a whole body under keepBytes with its size, and says nothing of a cut', async () => {
+    nock(ORIGIN).get('/v1/targets').reply(200, 'x'.repeat(50)).get('/v1/targets').reply(200, 'x'.repeat(50))
+    const { http } = recordingHttp()
+    const kept = await send(http, { ...get(), keepBytes: 100 })
+    expect(kept).toEqual({
+      status: 200,
+      headers: expect.any(Object),
+      body: Buffer.from('x'.repeat(50)),
+      attempts: 1,
+      bodyBytes: 50
+    })
+    expect('truncated' in kept).toBe(false)
+    const whole = await send(http, get())
+    expect(Object.keys(whole).sort()).toEqual(['attempts', 'body', 'headers', 'status'])
+  })
+
+  it('sends its User-Agent, the headers given and a body with its length in bytes, whatever the method', async () => {
+    const reqheaders = { 'user-agent': 'test-agent', accept: 'application/json' }
+    nock(ORIGIN, { reqheaders: { ...reqheaders, 'content-length': '4' } })
+      .post('/v1/targets', 'ü=1')
+      .reply(200, '{}')
+    nock(ORIGIN, { reqheaders: { ...reqheaders, 'content-length': '14' } })
+      .delete('/v1/targets/1', '{"why":"done"}')
+      .reply(200, '{}')
+    nock(ORIGIN, { reqheaders, badheaders: ['content-length'] })
+      .get('/v1/targets')
+      .reply(200, '{}')
+    const { http } = recordingHttp()
+    await expect(send(http, { ...get(), method: 'POST', body: 'ü=1' })).resolves.toMatchObject({ status: 200 })
+    const deleted = send(http, { ...get('/v1/targets/1'), method: 'DELETE', body: () => '{"why":"done"}' })
+    await expect(deleted).resolves.toMatchObject({ status: 200 })
+    await expect(send(http, get())).resolves.toMatchObject({ status: 200 })
+  })
+
   it('refuses a streamed body over the cap while it streams', async () => {
     nock(ORIGIN)
       .get('/v1/targets')
