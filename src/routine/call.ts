@@ -1,5 +1,5 @@
 import { Bearer } from '../auth/bearer.js'
-import { Gate, HttpResponse, Transport } from '../http/client.js'
+import { Gate, HttpRequest, Transport } from '../http/client.js'
 import { describeFailure, RequestError, ServerWaitError, TransportFailure } from '../http/errors.js'
 import { succeeded } from '../http/operation.js'
 import { redact } from '../secrets.js'
@@ -71,7 +71,12 @@ function failedEnd(err: unknown, url: URL, sent: boolean): Partial<CallEnd> & Pi
 }
 
 /** A call's fixed parts, worked out once per routine: the URL prefix and whether it is a POST or PATCH. */
-export function callPlan(context: CallContext): { readonly prefix: string; readonly unsafe: boolean } {
+export interface CallPlan {
+  readonly prefix: string
+  readonly unsafe: boolean
+}
+
+export function callPlan(context: CallContext): CallPlan {
   const { baseUrl, spec } = context
   return {
     // Every call's URL is base-url's with the rendered path appended (checked in preflight: no value
@@ -81,76 +86,115 @@ export function callPlan(context: CallContext): { readonly prefix: string; reado
   }
 }
 
-/** Makes the call for one target: its request, a 401 recovered once, and what became of it. */
+/** One target's call, worked out before it is sent: what it is sent to, with, and under which key. */
+export interface PreparedCall {
+  readonly target: unknown
+  readonly key: string
+  readonly url: URL
+  readonly body: string | undefined
+  /** Set for a POST or PATCH. */
+  readonly idempotencyKey: string | undefined
+}
+
+/**
+ * A target's call. The routine prepares a batch of them at once, before sending any: preparing
+ * one target after another keeps that work's code and data at hand, and leaves the path from one
+ * answer to the next call short (docs/performance.md).
+ */
+export function prepareCall(context: CallContext, plan: CallPlan, target: unknown, key: string): PreparedCall {
+  const { spec } = context
+  return {
+    target,
+    key,
+    url: new URL(`${plan.prefix}${renderPath(spec, target)}`),
+    body: renderBody(spec, target),
+    idempotencyKey: plan.unsafe ? idempotencyKey(context.runId, context.fingerprint, key) : undefined
+  }
+}
+
+/** Makes a prepared call: its request, a 401 recovered once, and what became of it. */
 export async function makeCall(
   context: CallContext,
-  plan: ReturnType<typeof callPlan>,
-  target: unknown,
-  key: string,
+  plan: CallPlan,
+  call: PreparedCall,
   index: number,
   /** Marked once an attempt may have reached the service. */
   state: { sent: boolean }
 ): Promise<CallEnd> {
-  const { spec, now } = context
-  const url = new URL(`${plan.prefix}${renderPath(spec, target)}`)
-  const body = renderBody(spec, target)
-  const headers: Record<string, string> = { Accept: 'application/json' }
-  if (body !== undefined) headers['Content-Type'] = 'application/json'
-  if (plan.unsafe) headers['Idempotency-Key'] = idempotencyKey(context.runId, context.fingerprint, key)
-  const gate: Gate = {
-    ready: () => {
-      if (context.cancelled()) throw new Cancelled()
-      const turn = context.gate.ready()
-      if (!turn) {
-        state.sent = true
-        return undefined
-      }
-      return turn.then(() => {
-        if (context.cancelled()) throw new Cancelled()
-        state.sent = true
-      })
-    },
-    pause: ms => context.gate.pause(ms)
-  }
-  const send = (token: string): Promise<HttpResponse> =>
-    context.http.send(
-      {
-        method: spec.method,
-        url,
-        headers: { ...headers, Authorization: `Bearer ${token}` },
-        body,
-        maxBytes: MAX_RESPONSE_BYTES,
-        keepBytes: context.keepBytes,
-        label: `call #${index + 1}`,
-        idempotent: context.idempotent || !plan.unsafe
-      },
-      gate
-    )
+  const { now } = context
   const t0 = now()
-  const ended = (outcome: CallEnd['outcome'], rest: Partial<CallEnd>): CallEnd => ({
-    outcome,
-    status: null,
-    attempts: null,
-    ms: now() - t0,
-    text: '',
-    ...rest
-  })
   try {
     const current = context.bearer.current()
     const token = typeof current === 'string' ? current : await current
-    let res = await send(token)
+    const gate = new CallGate(context, state)
+    let res = await context.http.send(callRequest(context, plan, call, index, token), gate)
     // A 401 on a sealed token: one fresh exchange (shared by every call), and this call once more.
     if (res.status === 401) {
       const fresh = await context.bearer.recover(token)
-      if (fresh !== undefined) res = await send(fresh)
+      if (fresh !== undefined) res = await context.http.send(callRequest(context, plan, call, index, fresh), gate)
     }
-    const text = res.body.toString('utf8')
     const outcome = succeeded(res.status, context.accept) ? 'succeeded' : 'failed'
-    const cut = res.truncated ? { truncated: true } : {}
-    return ended(outcome, { status: res.status, attempts: res.attempts, text, ...cut })
+    const text = res.body.toString('utf8')
+    if (res.truncated)
+      return { outcome, status: res.status, attempts: res.attempts, ms: now() - t0, text, truncated: true }
+    return { outcome, status: res.status, attempts: res.attempts, ms: now() - t0, text }
   } catch (err) {
-    const { outcome, ...rest } = failedEnd(err, url, state.sent)
-    return ended(outcome, rest)
+    return { status: null, attempts: null, text: '', ...failedEnd(err, call.url, state.sent), ms: now() - t0 }
+  }
+}
+
+/** A call's request, carrying `token`. */
+function callRequest(
+  context: CallContext,
+  plan: CallPlan,
+  call: PreparedCall,
+  index: number,
+  token: string
+): HttpRequest {
+  const { body } = call
+  const headers: Record<string, string> =
+    body === undefined
+      ? { Accept: 'application/json', Authorization: `Bearer ${token}` }
+      : { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }
+  if (call.idempotencyKey !== undefined) headers['Idempotency-Key'] = call.idempotencyKey
+  return {
+    method: context.spec.method,
+    url: call.url,
+    headers,
+    body,
+    maxBytes: MAX_RESPONSE_BYTES,
+    keepBytes: context.keepBytes,
+    label: `call #${index + 1}`,
+    idempotent: context.idempotent || !plan.unsafe
+  }
+}
+
+/**
+ * The routine's gate as one call meets it: no attempt starts after a cancellation, and the call
+ * is marked sent as an attempt starts.
+ */
+class CallGate implements Gate {
+  constructor(
+    private readonly context: CallContext,
+    private readonly state: { sent: boolean }
+  ) {}
+
+  ready(): Promise<void> | undefined {
+    const { context, state } = this
+    if (context.cancelled()) throw new Cancelled()
+    const turn = context.gate.ready()
+    if (!turn) {
+      state.sent = true
+      return undefined
+    }
+    return turn.then(() => {
+      if (context.cancelled()) throw new Cancelled()
+      state.sent = true
+    })
+  }
+
+  pause(ms: number): void {
+    this.context.gate.pause(ms)
   }
 }
 

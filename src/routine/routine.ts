@@ -4,7 +4,7 @@ import { Transport } from '../http/client.js'
 import { Limiter } from '../http/limiter.js'
 import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { targetKey } from '../targets/key.js'
-import { CallContext, CallEnd, callPlan, makeCall, plannedCall } from './call.js'
+import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, prepareCall } from './call.js'
 import { targetLabel } from './label.js'
 import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
 import { progressLine } from './progress.js'
@@ -47,7 +47,7 @@ class RoutineRun {
   private readonly scheduler: Scheduler<InFlight>
   private readonly lineContext: LineContext
   private readonly context: CallContext
-  private readonly shape: ReturnType<typeof callPlan>
+  private readonly shape: CallPlan
   private readonly count: number
   private readonly planned: string[] = []
   private fed = 0
@@ -143,7 +143,13 @@ class RoutineRun {
     if (this.options.dryRun) return this.plan(target, key, index)
     const entry: InFlight = { target, key, index, sent: false, abandoned: false }
     const call = async (): Promise<void> => {
-      const end = await makeCall(this.context, this.shape, target, key, index, entry)
+      const end = await makeCall(
+        this.context,
+        this.shape,
+        prepareCall(this.context, this.shape, target, key),
+        index,
+        entry
+      )
       if (!entry.abandoned) this.ended(entry, end)
     }
     if (!(await this.scheduler.start(entry, call))) {

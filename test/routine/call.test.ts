@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals'
 import { Gate, HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
 import { RequestError, ServerWaitError, TransportFailure } from '../../src/http/errors.js'
-import { CallContext, callPlan, makeCall } from '../../src/routine/call.js'
+import { CallContext, callPlan, makeCall, prepareCall } from '../../src/routine/call.js'
 import { idempotencyKey } from '../../src/routine/fingerprint.js'
 import { mask } from '../../src/secrets.js'
 import { parseCall } from '../../src/service/call.js'
@@ -63,7 +63,8 @@ function context(transport: Transport, overrides: Partial<CallContext> = {}): Ca
 
 async function call(ctx: CallContext, target: unknown = { id: 'a b', name: 'n' }, key = 'a b', index = 4) {
   const state = { sent: false }
-  const end = await makeCall(ctx, callPlan(ctx), target, key, index, state)
+  const plan = callPlan(ctx)
+  const end = await makeCall(ctx, plan, prepareCall(ctx, plan, target, key), index, state)
   return { end, state }
 }
 
@@ -86,6 +87,27 @@ describe('callPlan', () => {
   ])('marks %s unsafe: %s', (method, unsafe) => {
     const spec = parseCall(`${method} /x`, '')
     expect(callPlan(context(fake(res(200)).transport, { spec })).unsafe).toBe(unsafe)
+  })
+})
+
+describe('prepareCall', () => {
+  it("works out a target's URL, body and Idempotency-Key before any call", () => {
+    const ctx = context(fake(res(200)).transport)
+    expect(prepareCall(ctx, callPlan(ctx), { id: 'a/b', name: 'x' }, 'a/b')).toEqual({
+      target: { id: 'a/b', name: 'x' },
+      key: 'a/b',
+      url: new URL('https://api.test/base/v1/t/a%2Fb/scan'),
+      body: '{"name":"x","n":1}',
+      idempotencyKey: idempotencyKey('42', '0123456789abcdef', 'a/b')
+    })
+    const put = context(fake(res(200)).transport, { spec: parseCall('PUT /v1/t/{id}', '') })
+    expect(prepareCall(put, callPlan(put), { id: 7 }, '7')).toEqual({
+      target: { id: 7 },
+      key: '7',
+      url: new URL('https://api.test/base/v1/t/7'),
+      body: undefined,
+      idempotencyKey: undefined
+    })
   })
 })
 
