@@ -102,10 +102,8 @@ export async function callEveryTarget(
     info: core.info,
     // The kept targets are read back from their file: memory holds a batch, never the list.
     targets: file
-      ? async each => {
-          await readSnapshot(file, async batch => {
-            for (const target of batch) await each(target)
-          })
+      ? async offer => {
+          await readSnapshot(file, offer)
         }
       : undefined
   })

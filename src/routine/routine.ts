@@ -4,7 +4,7 @@ import { Transport } from '../http/client.js'
 import { Limiter } from '../http/limiter.js'
 import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { targetKey } from '../targets/key.js'
-import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, prepareCall } from './call.js'
+import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, PreparedCall, prepareCall } from './call.js'
 import { targetLabel } from './label.js'
 import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
 import { progressLine } from './progress.js'
@@ -23,11 +23,18 @@ const RESULT_BODY_BYTES = 64 * 1024 + 4 * REDACT_MARGIN_CHARS
 const PLANNED_SHOWN = 20
 
 interface InFlight {
-  readonly target: unknown
-  readonly key: string
+  readonly call: PreparedCall
   readonly index: number
   sent: boolean
   abandoned: boolean
+}
+
+/** A target offered with no call to make: one an earlier attempt finished, or a dry run's. */
+interface NoCall {
+  readonly target: unknown
+  readonly key: string
+  /** What earlier attempts finished it with: undefined in a dry run. */
+  readonly finished: number | null | undefined
 }
 
 /** Stops the feed of targets after a cancellation's time is up. */
@@ -120,8 +127,8 @@ class RoutineRun {
 
   private async feed(): Promise<void> {
     try {
-      if (this.options.targets) await this.options.targets(this.each)
-      else await this.each({})
+      if (this.options.targets) await this.options.targets(this.offerAll)
+      else await this.offerAll([{}])
     } catch (err) {
       // The calls already made keep their record: the failure is the stop's reason.
       if (!(err instanceof Abandoned)) {
@@ -130,32 +137,41 @@ class RoutineRun {
     }
   }
 
-  private readonly each = async (target: unknown): Promise<void> => {
+  /** Offers a batch of targets in order, each as a slot frees: their calls are prepared together first. */
+  private readonly offerAll = async (targets: readonly unknown[]): Promise<void> => {
+    const offers = targets.map(target => this.prepare(target))
+    for (const offer of offers) {
+      for (let wait = this.scheduler.slot(); wait !== undefined; wait = this.scheduler.slot()) await wait
+      this.offer(offer)
+    }
+  }
+
+  private prepare(target: unknown): PreparedCall | NoCall {
+    const key = targetKey(target)
+    const finished = this.options.earlier?.finished(key)
+    if (finished !== undefined || this.options.dryRun) return { target, key, finished }
+    return prepareCall(this.context, this.shape, target, key)
+  }
+
+  private offer(offer: PreparedCall | NoCall): void {
     if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
     const index = this.fed++
-    const key = targetKey(target)
-    const earlier = this.options.earlier?.finished(key)
-    if (earlier !== undefined) {
+    const { target, key } = offer
+    if ('finished' in offer) {
+      if (offer.finished === undefined) return this.plan(target, key, index)
       this.tally.add('skipped')
-      this.write({ key, index, target, outcome: 'skipped', status: earlier })
-      return
+      return this.write({ key, index, target, outcome: 'skipped', status: offer.finished })
     }
-    if (this.options.dryRun) return this.plan(target, key, index)
-    const entry: InFlight = { target, key, index, sent: false, abandoned: false }
-    const call = async (): Promise<void> => {
-      const end = await makeCall(
-        this.context,
-        this.shape,
-        prepareCall(this.context, this.shape, target, key),
-        index,
-        entry
-      )
-      if (!entry.abandoned) this.ended(entry, end)
-    }
-    if (!(await this.scheduler.start(entry, call))) {
+    const entry: InFlight = { call: offer, index, sent: false, abandoned: false }
+    if (!this.scheduler.startNow(entry, this.make)) {
       this.tally.add('not-made')
       this.write({ key, index, target, outcome: 'not-made', status: null })
     }
+  }
+
+  private readonly make = async (entry: InFlight): Promise<void> => {
+    const end = await makeCall(this.context, this.shape, entry.call, entry.index, entry)
+    if (!entry.abandoned) this.ended(entry, end)
   }
 
   private write(fields: LineFields): void {
@@ -164,14 +180,10 @@ class RoutineRun {
 
   private ended(entry: InFlight, end: CallEnd): void {
     const { options, scheduler, tally } = this
-    const { target, key, index } = entry
-    tally.call(
-      end.outcome,
-      end.status,
-      () => targetLabel(target, index),
-      index,
-      end.error ?? (end.text ? end.text : undefined)
-    )
+    const { index } = entry
+    const { target, key } = entry.call
+    const detail = end.error ?? (end.text ? end.text : undefined)
+    tally.call(end.outcome, end.status, () => targetLabel(target, index), index, detail)
     const { outcome, status, error, attempts, ms, truncated } = end
     const body = resultBody(end.text, this.record.keepsBodies, truncated)
     this.write({ key, index, target, outcome, status, error, attempts, ms, body })
@@ -200,10 +212,12 @@ class RoutineRun {
   /** A call still open when the drain ended: unknown if it may have been sent, else never made. */
   private abandon(entry: InFlight): void {
     entry.abandoned = true
+    const { index } = entry
+    const { target, key } = entry.call
     const outcome = entry.sent ? 'unknown' : 'not-made'
     const error = entry.sent ? 'cancelled in flight: no answer before the step stopped' : 'cancelled before it was sent'
-    this.tally.call(outcome, null, targetLabel(entry.target, entry.index), entry.index, error)
-    this.write({ key: entry.key, index: entry.index, target: entry.target, outcome, status: null, error })
+    this.tally.call(outcome, null, targetLabel(target, index), index, error)
+    this.write({ key, index, target, outcome, status: null, error })
   }
 
   private progress(): void {

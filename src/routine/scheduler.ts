@@ -43,15 +43,25 @@ export class Scheduler<T> {
   }
 
   /**
-   * Waits for a free slot, then starts `task` for `entry`: true when it started, false when no call
-   * may start any more. A task that throws (a bug, or a write that failed) is rethrown here.
+   * Undefined when a call may be offered now: a slot is free, or no call will start any more.
+   * Else a promise that resolves when that may have changed (a call ended, a stop or a cancel).
    */
-  async start(entry: T, task: () => Promise<void>): Promise<boolean> {
-    while (this.open.size >= this.concurrency && this.accepting && !this.broken) await this.slotFreed()
+  slot(): Promise<void> | undefined {
+    // A task that threw freed its slot: the next offer finds the error.
+    if (this.open.size < this.concurrency || !this.accepting) return undefined
+    return this.slotFreed()
+  }
+
+  /**
+   * Starts `run(entry)` in a free slot (slot() said so): true when it started, false when no call
+   * may start any more. A task that threw (a bug, or a write that failed) is rethrown here.
+   */
+  startNow(entry: T, run: (entry: T) => Promise<void>): boolean {
     if (this.broken) throw this.broken.error
     if (!this.accepting) return false
+    if (this.open.size >= this.concurrency) throw new Error('No free slot: a call was offered before slot() allowed it')
     this.open.add(entry)
-    task().then(
+    run(entry).then(
       () => this.release(entry),
       (error: unknown) => {
         this.broken ??= { error }

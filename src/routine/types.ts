@@ -26,10 +26,11 @@ export interface RoutineOptions {
   readonly shard?: string
   readonly resultsDir: string
   /**
-   * Feeds every target to `each` in order, awaiting it; absent for the one call without targets.
-   * Every target fed must have passed a Preflight: the calls' URLs rely on it (no dot segment).
+   * Feeds every target to `offer` in order, a batch at a time, awaiting each batch; absent for the
+   * one call without targets. Every target fed must have passed a Preflight: the calls' URLs rely on
+   * it (no dot segment).
    */
-  readonly targets?: (each: (target: unknown) => Promise<void>) => Promise<void>
+  readonly targets?: (offer: (batch: readonly unknown[]) => Promise<void>) => Promise<void>
   /** How many targets `targets` feeds. */
   readonly count?: number
   /** What earlier attempts finished (call-resume-from): skipped, with a line each. */

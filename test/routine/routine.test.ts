@@ -14,6 +14,8 @@ import { routineError } from '../../src/routine/verdict.js'
 import { mask } from '../../src/secrets.js'
 import { targetKey } from '../../src/targets/key.js'
 
+type Offer = (batch: readonly unknown[]) => Promise<void>
+
 let dir: string
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'm2m-routine-'))
@@ -48,8 +50,9 @@ const res = (status: number, body = '{}'): HttpResponse => ({
   attempts: 1
 })
 const outcomes = (result: RoutineResult) => Object.fromEntries(result.outcomes)
-const list = (targets: unknown[]) => async (each: (t: unknown) => Promise<void>) => {
-  for (const t of targets) await each(t)
+/** Feeds the targets as the snapshot does, a batch at a time (of two here, so that a batch has more than one). */
+const list = (targets: unknown[]) => async (offer: Offer) => {
+  for (let i = 0; i < targets.length; i += 2) await offer(targets.slice(i, i + 2))
 }
 const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
   spec: parseCall('POST /v1/t/{id}', ''),
@@ -581,13 +584,13 @@ describe('a cancelled routine', () => {
   it('stops feeding targets once the drain time is up, counting the rest without a line', async () => {
     const clock = { now: 0 }
     const cancel = new AbortController()
-    const feed = async (each: (t: unknown) => Promise<void>) => {
+    const feed = async (offer: Offer) => {
       for (const [i, t] of ids(6).entries()) {
         if (i === 2) {
           cancel.abort()
           clock.now += 5001 // reading the rest of the targets took longer than the drain
         }
-        await each(t)
+        await offer([t])
       }
     }
     const { transport } = fake(() => res(200))
@@ -618,8 +621,8 @@ describe('a cancelled routine', () => {
   })
 
   it('stops starting calls when reading the targets fails, keeping what was made', async () => {
-    const feed = async (each: (t: unknown) => Promise<void>) => {
-      await each({ id: 'a' })
+    const feed = async (offer: Offer) => {
+      await offer([{ id: 'a' }])
       throw new Error('EIO: i/o error, read')
     }
     const { transport, sent } = fake(() => res(200))
@@ -639,8 +642,8 @@ describe('a routine, its skips, drain and clean-up', () => {
       .map(l => JSON.parse(l))
   const later = <T>(ms: number, value: T) => new Promise<T>(resolve => setTimeout(() => resolve(value), ms))
   /** Targets whose feed is still reading when the signal comes: the drain then starts from it. */
-  const fedUntil = (signal: AbortSignal, targets: unknown[]) => async (each: (t: unknown) => Promise<void>) => {
-    for (const t of targets) await each(t)
+  const fedUntil = (signal: AbortSignal, targets: unknown[]) => async (offer: Offer) => {
+    for (const t of targets) await offer([t])
     if (!signal.aborted) await new Promise(resolve => signal.addEventListener('abort', resolve))
   }
 
@@ -712,13 +715,13 @@ describe('a routine, its skips, drain and clean-up', () => {
     ]) {
       const clock = { now: 0 }
       const cancel = new AbortController()
-      const feed = async (each: (t: unknown) => Promise<void>) => {
+      const feed = async (offer: Offer) => {
         for (const [i, t] of ids(6).entries()) {
           if (i === 2) {
             cancel.abort()
             clock.now += jump
           }
-          await each(t)
+          await offer([t])
         }
       }
       const { transport } = fake(() => res(200))

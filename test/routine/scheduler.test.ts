@@ -12,6 +12,12 @@ function deferred() {
   return { task: () => promise, resolve, reject }
 }
 
+/** Offers a call as the routine does: waits while slot() says to, then starts it. */
+async function start<T>(scheduler: Scheduler<T>, entry: T, task: () => Promise<void>): Promise<boolean> {
+  for (let wait = scheduler.slot(); wait !== undefined; wait = scheduler.slot()) await wait
+  return scheduler.startNow(entry, () => task())
+}
+
 /** Lets every promise that can settle, settle. */
 const settle = () => new Promise(resolve => setImmediate(resolve))
 
@@ -26,15 +32,68 @@ function manualTimer() {
 }
 
 describe('Scheduler', () => {
+  it('offers a slot at once while one is free, and a promise once all are taken', async () => {
+    const scheduler = new Scheduler<string>(1)
+    expect(scheduler.slot()).toBeUndefined()
+    const a = deferred()
+    let given: string | undefined
+    expect(
+      scheduler.startNow('a', entry => {
+        given = entry
+        return a.task()
+      })
+    ).toBe(true)
+    expect(given).toBe('a')
+    const wait = scheduler.slot()
+    expect(wait).toBeInstanceOf(Promise)
+    expect(() => scheduler.startNow('b', async () => undefined)).toThrow('No free slot')
+    let freed = false
+    void wait!.then(() => (freed = true))
+    await settle()
+    expect(freed).toBe(false)
+    a.resolve()
+    await settle()
+    expect(freed).toBe(true)
+    expect(scheduler.slot()).toBeUndefined()
+  })
+
+  it.each([
+    ['a stop', (s: Scheduler<string>) => s.stop('why')],
+    ['a cancel', (s: Scheduler<string>) => s.cancel()]
+  ])('offers at once after %s, and starts nothing then, though every slot is taken', async (_what, end) => {
+    const scheduler = new Scheduler<string>(1)
+    const a = deferred()
+    scheduler.startNow('a', a.task)
+    const wait = scheduler.slot()
+    end(scheduler)
+    await expect(wait).resolves.toBeUndefined()
+    expect(scheduler.slot()).toBeUndefined()
+    expect(scheduler.startNow('b', async () => undefined)).toBe(false)
+    expect(scheduler.inFlight).toBe(1)
+    a.resolve()
+    expect(await scheduler.drain()).toEqual([])
+  })
+
+  it('offers at once once a task threw, and rethrows its error when a call is offered', async () => {
+    const scheduler = new Scheduler<string>(1)
+    const boom = new Error('boom')
+    scheduler.startNow('a', async () => {
+      throw boom
+    })
+    await settle()
+    expect(scheduler.slot()).toBeUndefined()
+    expect(() => scheduler.startNow('b', async () => undefined)).toThrow(boom)
+  })
+
   it('starts calls until concurrency is reached, and no more until a slot is freed', async () => {
     const scheduler = new Scheduler<string>(2)
     const a = deferred()
     const b = deferred()
-    expect(await scheduler.start('a', a.task)).toBe(true)
-    expect(await scheduler.start('b', b.task)).toBe(true)
+    expect(await start(scheduler, 'a', a.task)).toBe(true)
+    expect(await start(scheduler, 'b', b.task)).toBe(true)
     expect(scheduler.inFlight).toBe(2)
     let third: boolean | undefined
-    const started = scheduler.start('c', async () => undefined).then(r => (third = r))
+    const started = start(scheduler, 'c', async () => undefined).then(r => (third = r))
     await settle()
     expect(third).toBeUndefined()
     expect(scheduler.inFlight).toBe(2)
@@ -56,7 +115,7 @@ describe('Scheduler', () => {
       await settle()
       running--
     }
-    for (let i = 0; i < 20; i++) expect(await scheduler.start(i, task)).toBe(true)
+    for (let i = 0; i < 20; i++) expect(await start(scheduler, i, task)).toBe(true)
     expect(await scheduler.drain()).toEqual([])
     expect(most).toBe(concurrency)
   })
@@ -82,7 +141,7 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler<string>(4)
     end(scheduler)
     const task = jest.fn(async () => undefined)
-    expect(await scheduler.start('a', task)).toBe(false)
+    expect(await start(scheduler, 'a', task)).toBe(false)
     expect(task).not.toHaveBeenCalled()
     expect(scheduler.inFlight).toBe(0)
   })
@@ -93,9 +152,9 @@ describe('Scheduler', () => {
   ])('wakes every start waiting for a slot at %s, starting none of them', async (_, end) => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
-    await scheduler.start('a', a.task)
+    await start(scheduler, 'a', a.task)
     const task = jest.fn(async () => undefined)
-    const waiting = [scheduler.start('b', task), scheduler.start('c', task)]
+    const waiting = [start(scheduler, 'b', task), start(scheduler, 'c', task)]
     await settle()
     end(scheduler)
     expect(await Promise.all(waiting)).toEqual([false, false])
@@ -109,15 +168,15 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler<string>(3)
     const a = deferred()
     const b = deferred()
-    await scheduler.start('a', a.task)
-    await scheduler.start('b', b.task)
+    await start(scheduler, 'a', a.task)
+    await start(scheduler, 'b', b.task)
     const first = new Error('the write failed')
     a.reject(first)
     b.reject(new Error('second'))
     await settle()
     expect(scheduler.inFlight).toBe(0)
     const task = jest.fn(async () => undefined)
-    await expect(scheduler.start('c', task)).rejects.toBe(first)
+    await expect(start(scheduler, 'c', task)).rejects.toBe(first)
     expect(task).not.toHaveBeenCalled()
     await expect(scheduler.drain()).rejects.toBe(first)
   })
@@ -125,19 +184,19 @@ describe('Scheduler', () => {
   it('throws a broken task error even after a stop, rather than saying no call may start', async () => {
     const scheduler = new Scheduler<string>(1)
     const boom = new Error('boom')
-    await scheduler.start('a', async () => {
+    await start(scheduler, 'a', async () => {
       throw boom
     })
     await settle()
     scheduler.stop('why')
-    await expect(scheduler.start('b', async () => undefined)).rejects.toBe(boom)
+    await expect(start(scheduler, 'b', async () => undefined)).rejects.toBe(boom)
   })
 
   it('wakes a start waiting for a slot when the task in it throws, and throws its error', async () => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
-    await scheduler.start('a', a.task)
-    const waiting = scheduler.start('b', async () => undefined)
+    await start(scheduler, 'a', a.task)
+    const waiting = start(scheduler, 'b', async () => undefined)
     await settle()
     const boom = new Error('boom')
     a.reject(boom)
@@ -148,8 +207,8 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler<string>(2)
     const a = deferred()
     const b = deferred()
-    await scheduler.start('a', a.task)
-    await scheduler.start('b', b.task)
+    await start(scheduler, 'a', a.task)
+    await start(scheduler, 'b', b.task)
     let drained: string[] | undefined
     const draining = scheduler.drain().then(left => (drained = left))
     await settle()
@@ -166,9 +225,9 @@ describe('Scheduler', () => {
     const a = deferred()
     const b = deferred()
     const c = deferred()
-    await scheduler.start('a', a.task)
-    await scheduler.start('b', b.task)
-    await scheduler.start('c', c.task)
+    await start(scheduler, 'a', a.task)
+    await start(scheduler, 'b', b.task)
+    await start(scheduler, 'c', c.task)
     scheduler.cancel()
     const { setTimer, timers } = manualTimer()
     let drained: string[] | undefined
@@ -191,8 +250,8 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler<string>(2)
     const a = deferred()
     const b = deferred()
-    await scheduler.start('a', a.task)
-    await scheduler.start('b', b.task)
+    await start(scheduler, 'a', a.task)
+    await start(scheduler, 'b', b.task)
     const { setTimer, timers } = manualTimer()
     let grace = Infinity
     let drained: string[] | undefined
@@ -216,7 +275,7 @@ describe('Scheduler', () => {
     const { setTimer, timers } = manualTimer()
     expect(await scheduler.drain(5000, setTimer)).toEqual([])
     const a = deferred()
-    await scheduler.start('a', a.task)
+    await start(scheduler, 'a', a.task)
     const draining = scheduler.drain(Infinity, setTimer)
     a.resolve()
     expect(await draining).toEqual([])
@@ -228,7 +287,7 @@ describe('Scheduler', () => {
     try {
       const scheduler = new Scheduler<string>(1)
       const a = deferred()
-      await scheduler.start('a', a.task)
+      await start(scheduler, 'a', a.task)
       const draining = scheduler.drain(5000)
       expect(jest.getTimerCount()).toBe(1)
       a.resolve()
@@ -243,7 +302,7 @@ describe('Scheduler', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] })
     try {
       const scheduler = new Scheduler<string>(1)
-      await scheduler.start('a', deferred().task)
+      await start(scheduler, 'a', deferred().task)
       let drained: string[] | undefined
       const draining = scheduler.drain(5000).then(left => (drained = left))
       jest.advanceTimersByTime(4999)
@@ -260,7 +319,7 @@ describe('Scheduler', () => {
   it('throws from a drain when a task threw, even one that ended within the grace', async () => {
     const scheduler = new Scheduler<string>(2)
     const a = deferred()
-    await scheduler.start('a', a.task)
+    await start(scheduler, 'a', a.task)
     const { setTimer } = manualTimer()
     const draining = scheduler.drain(5000, setTimer)
     const boom = new Error('boom')
@@ -271,8 +330,8 @@ describe('Scheduler', () => {
   it('wakes a start and a drain waiting together', async () => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
-    await scheduler.start('a', a.task)
-    const starting = scheduler.start('b', async () => undefined)
+    await start(scheduler, 'a', a.task)
+    const starting = start(scheduler, 'b', async () => undefined)
     const draining = scheduler.drain()
     await settle()
     a.resolve()
