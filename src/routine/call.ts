@@ -96,11 +96,7 @@ export interface PreparedCall {
   readonly idempotencyKey: string | undefined
 }
 
-/**
- * A target's call. The routine prepares a batch of them at once, before sending any: preparing
- * one target after another keeps that work's code and data at hand, and leaves the path from one
- * answer to the next call short (docs/performance.md).
- */
+/** A target's call, worked out as its slot frees: its URL, body and Idempotency-Key. */
 export function prepareCall(context: CallContext, plan: CallPlan, target: unknown, key: string): PreparedCall {
   const { spec } = context
   return {

@@ -4,7 +4,7 @@ import { Transport } from '../http/client.js'
 import { Limiter } from '../http/limiter.js'
 import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { targetKey } from '../targets/key.js'
-import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, PreparedCall, prepareCall } from './call.js'
+import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, prepareCall } from './call.js'
 import { targetLabel } from './label.js'
 import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
 import { progressLine } from './progress.js'
@@ -23,18 +23,11 @@ const RESULT_BODY_BYTES = 64 * 1024 + 4 * REDACT_MARGIN_CHARS
 const PLANNED_SHOWN = 20
 
 interface InFlight {
-  readonly call: PreparedCall
+  readonly target: unknown
+  readonly key: string
   readonly index: number
   sent: boolean
   abandoned: boolean
-}
-
-/** A target offered with no call to make: one an earlier attempt finished, or a dry run's. */
-interface NoCall {
-  readonly target: unknown
-  readonly key: string
-  /** What earlier attempts finished it with: undefined in a dry run. */
-  readonly finished: number | null | undefined
 }
 
 /** Stops the feed of targets after a cancellation's time is up. */
@@ -137,40 +130,39 @@ class RoutineRun {
     }
   }
 
-  /** Offers a batch of targets in order, each as a slot frees: their calls are prepared together first. */
+  /** Offers a batch of targets in order, each as a slot frees. */
   private readonly offerAll = async (targets: readonly unknown[]): Promise<void> => {
-    const offers = targets.map(target => this.prepare(target))
-    for (const offer of offers) {
+    for (const target of targets) {
       for (let wait = this.scheduler.slot(); wait !== undefined; wait = this.scheduler.slot()) await wait
-      this.offer(offer)
+      this.offer(target)
     }
   }
 
-  private prepare(target: unknown): PreparedCall | NoCall {
-    const key = targetKey(target)
-    const finished = this.options.earlier?.finished(key)
-    if (finished !== undefined || this.options.dryRun) return { target, key, finished }
-    return prepareCall(this.context, this.shape, target, key)
-  }
-
-  private offer(offer: PreparedCall | NoCall): void {
+  private offer(target: unknown): void {
     if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
     const index = this.fed++
-    const { target, key } = offer
-    if ('finished' in offer) {
-      if (offer.finished === undefined) return this.plan(target, key, index)
+    const key = targetKey(target)
+    const finished = this.options.earlier?.finished(key)
+    if (finished !== undefined) {
       this.tally.add('skipped')
-      return this.write({ key, index, target, outcome: 'skipped', status: offer.finished })
+      return this.write({ key, index, target, outcome: 'skipped', status: finished })
     }
-    const entry: InFlight = { call: offer, index, sent: false, abandoned: false }
+    if (this.options.dryRun) return this.plan(target, key, index)
+    const entry: InFlight = { target, key, index, sent: false, abandoned: false }
     if (!this.scheduler.startNow(entry, this.make)) {
       this.tally.add('not-made')
       this.write({ key, index, target, outcome: 'not-made', status: null })
     }
   }
 
+  /**
+   * Makes an entry's call, its request worked out here as it starts. Worked out ahead, a batch of
+   * the snapshot at once, it measured faster but raised peak memory at 100,000 calls from 146 to
+   * 217 MiB (docs/performance.md).
+   */
   private readonly make = async (entry: InFlight): Promise<void> => {
-    const end = await makeCall(this.context, this.shape, entry.call, entry.index, entry)
+    const call = prepareCall(this.context, this.shape, entry.target, entry.key)
+    const end = await makeCall(this.context, this.shape, call, entry.index, entry)
     if (!entry.abandoned) this.ended(entry, end)
   }
 
@@ -180,8 +172,7 @@ class RoutineRun {
 
   private ended(entry: InFlight, end: CallEnd): void {
     const { options, scheduler, tally } = this
-    const { index } = entry
-    const { target, key } = entry.call
+    const { target, key, index } = entry
     const detail = end.error ?? (end.text ? end.text : undefined)
     tally.call(end.outcome, end.status, () => targetLabel(target, index), index, detail)
     const { outcome, status, error, attempts, ms, truncated } = end
@@ -212,8 +203,7 @@ class RoutineRun {
   /** A call still open when the drain ended: unknown if it may have been sent, else never made. */
   private abandon(entry: InFlight): void {
     entry.abandoned = true
-    const { index } = entry
-    const { target, key } = entry.call
+    const { target, key, index } = entry
     const outcome = entry.sent ? 'unknown' : 'not-made'
     const error = entry.sent ? 'cancelled in flight: no answer before the step stopped' : 'cancelled before it was sent'
     this.tally.call(outcome, null, targetLabel(target, index), index, error)
