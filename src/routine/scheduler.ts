@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
+
 /**
  * The routine's slots: at most `concurrency` calls at once, no new call after a stop or a cancel,
  * and a drain that waits a bounded time for the calls in flight. Knows nothing of HTTP or records:
@@ -44,12 +46,16 @@ export class Scheduler<T> {
 
   /**
    * Undefined when a call may be offered now: a slot is free, or no call will start any more.
-   * Else a promise that resolves when that may have changed (a call ended, a stop or a cancel).
+   * Else a promise that resolves when that may have changed (a call ended, a stop or a cancel), in
+   * the event loop's turn after it: the calls whose answers were read in one turn free their slots
+   * together, and the next calls then start together. Starting each as an answer is read (as a
+   * bare client does) interleaves the two paths: measured at 10,000 calls, the routine made 0.70 x
+   * a bare client's calls per second that way and 0.97 x this way (docs/performance.md).
    */
   slot(): Promise<void> | undefined {
     // A task that threw freed its slot: the next offer finds the error.
     if (this.open.size < this.concurrency || !this.accepting) return undefined
-    return this.slotFreed()
+    return this.slotFreed().then(nextTurn)
   }
 
   /**

@@ -53,8 +53,25 @@ describe('Scheduler', () => {
     expect(freed).toBe(false)
     a.resolve()
     await settle()
+    await settle()
     expect(freed).toBe(true)
     expect(scheduler.slot()).toBeUndefined()
+  })
+
+  it('answers a freed slot in the turn after the call ended, not in the same one', async () => {
+    const scheduler = new Scheduler<string>(1)
+    const a = deferred()
+    scheduler.startNow('a', () => a.task())
+    let freed = false
+    void scheduler.slot()!.then(() => (freed = true))
+    // An immediate queued before the call ends runs in the turn the call ends in.
+    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(freed)))
+    a.resolve()
+    for (let i = 0; i < 10; i++) await Promise.resolve()
+    expect(freed).toBe(false)
+    expect(await sameTurn).toBe(false)
+    await settle()
+    expect(freed).toBe(true)
   })
 
   it.each([
