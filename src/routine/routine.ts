@@ -163,6 +163,8 @@ class RoutineRun {
   private readonly make = async (entry: InFlight): Promise<void> => {
     const call = prepareCall(this.context, this.shape, entry.target, entry.key)
     const end = await makeCall(this.context, this.shape, call, entry.index, entry)
+    // An answer cut at what its line keeps: reading such answers, not the calls, is the cost.
+    this.scheduler.atOnce = end.truncated === true
     if (!entry.abandoned) this.ended(entry, end)
   }
 

@@ -72,6 +72,33 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
 })
 
 describe('runRoutine', () => {
+  it.each([
+    [false, 'the turn after', 2],
+    [true, 'the same turn', 1]
+  ])('after an answer truncated=%s, starts the next call in %s', async (truncated, _when, turnsBefore) => {
+    // At concurrency 1: counts the event loop's turns between the first answer and the second call.
+    let turns = 0
+    let counting = false
+    const tick = (): void => {
+      if (!counting) return
+      turns++
+      setImmediate(tick)
+    }
+    const calls: number[] = []
+    const transport: Transport = {
+      send: async () => {
+        calls.push(turns)
+        if (calls.length === 1) {
+          counting = true
+          setImmediate(tick)
+        } else counting = false
+        return { ...res(200), ...(truncated ? { truncated: true as const, bodyBytes: 1 << 20 } : {}) }
+      }
+    }
+    await runRoutine(transport, options({ concurrency: 1, targets: list([{ id: 'a' }, { id: 'b' }]) }))
+    expect(calls).toEqual([0, turnsBefore - 1])
+  })
+
   it('calls under base-url with the token, an Idempotency-Key per target, and a shared gate', async () => {
     const { transport, sent, gates } = fake(() => res(200))
     const result = await runRoutine(transport, options({ targets: list([{ id: 'a' }, { id: 'b' }, { id: 'a' }]) }))

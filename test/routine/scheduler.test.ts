@@ -74,6 +74,21 @@ describe('Scheduler', () => {
     expect(freed).toBe(true)
   })
 
+  it('answers a freed slot in the same turn when the caller says the call was one to follow at once', async () => {
+    const scheduler = new Scheduler<string>(1)
+    const a = deferred()
+    scheduler.startNow('a', async () => {
+      await a.task()
+      // Set as the call ends, after the wait began: the wait asks then.
+      scheduler.atOnce = true
+    })
+    let freed = false
+    void scheduler.slot()!.then(() => (freed = true))
+    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(freed)))
+    a.resolve()
+    expect(await sameTurn).toBe(true)
+  })
+
   it.each([
     ['a stop', (s: Scheduler<string>) => s.stop('why')],
     ['a cancel', (s: Scheduler<string>) => s.cancel()]
