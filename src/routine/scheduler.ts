@@ -50,7 +50,7 @@ export class Scheduler<T> {
    * the event loop's turn after it: the calls whose answers were read in one turn free their slots
    * together, and the next calls then start together. Starting each as an answer is read (as a
    * bare client does) interleaves the two paths: measured at 10,000 calls, the routine made 0.70 x
-   * a bare client's calls per second that way and 0.97 x this way (docs/performance.md).
+   * a bare client's calls per second that way and 0.96 x this way (docs/performance.md).
    */
   slot(): Promise<void> | undefined {
     // A task that threw freed its slot: the next offer finds the error.
