@@ -160,12 +160,13 @@ class RoutineRun {
    * the snapshot at once, it measured faster but raised peak memory at 100,000 calls from 146 to
    * 217 MiB (docs/performance.md).
    */
-  private readonly make = async (entry: InFlight): Promise<void> => {
+  private readonly make = async (entry: InFlight): Promise<boolean> => {
     const call = prepareCall(this.context, this.shape, entry.target, entry.key)
     const end = await makeCall(this.context, this.shape, call, entry.index, entry)
-    // An answer cut at what its line keeps: reading such answers, not the calls, is the cost.
-    this.scheduler.atOnce = end.truncated === true
     if (!entry.abandoned) this.ended(entry, end)
+    // An answer cut at what its line keeps: reading such answers, not the calls, is the cost, and
+    // its slot is answered at once (Scheduler.startNow).
+    return end.truncated === true
   }
 
   private write(fields: LineFields): void {

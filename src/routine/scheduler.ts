@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
  */
 export class Scheduler<T> {
   private readonly open = new Set<T>()
-  private waiting: (() => void) | undefined
+  private waiting: ((atOnce: boolean) => void) | undefined
   private stopReason: string | undefined
   private isCancelled = false
   private broken: { readonly error: unknown } | undefined
@@ -49,34 +49,29 @@ export class Scheduler<T> {
    * Else a promise that resolves when that may have changed (a call ended, a stop or a cancel), in
    * the event loop's turn after it: the calls whose answers were read in one turn free their slots
    * together, and the next calls then start together. Starting each as an answer is read (as a
-   * bare client does) interleaves the two paths: measured at 10,000 calls, the routine made 0.70 x
+   * bare client does) interleaves the two paths: measured at 10,000 calls, the routine made 0.69 x
    * a bare client's calls per second that way and 0.96 x this way (docs/performance.md).
    */
   slot(): Promise<void> | undefined {
     // A task that threw freed its slot: the next offer finds the error.
     if (this.open.size < this.concurrency || !this.accepting) return undefined
-    // Asked as the slot frees: the call that freed it has set atOnce by then.
-    return this.slotFreed().then(() => (this.atOnce ? undefined : nextTurn()))
+    return this.slotFreed().then(atOnce => (atOnce ? undefined : nextTurn()))
   }
 
   /**
-   * Set by the caller as a call ends: the slot it frees is answered at once, not a turn later. For
-   * calls whose cost is reading a large answer rather than their own path: with 8 MiB answers at
-   * concurrency 64 the turn's wait gained no time and raised peak memory from 175–255 to 230–420 MiB.
-   */
-  atOnce = false
-
-  /**
    * Starts `run(entry)` in a free slot (slot() said so): true when it started, false when no call
-   * may start any more. A task that threw (a bug, or a write that failed) is rethrown here.
+   * may start any more. A task that threw (a bug, or a write that failed) is rethrown here. A run
+   * that resolves true frees its slot at once rather than a turn later: for calls whose cost is
+   * reading a large answer, not their own path (with 8 MiB answers at concurrency 64 the turn's
+   * wait gained no time and raised peak memory from 172–270 to 229–418 MiB).
    */
-  startNow(entry: T, run: (entry: T) => Promise<void>): boolean {
+  startNow(entry: T, run: (entry: T) => Promise<boolean | void>): boolean {
     if (this.broken) throw this.broken.error
     if (!this.accepting) return false
     if (this.open.size >= this.concurrency) throw new Error('No free slot: a call was offered before slot() allowed it')
     this.open.add(entry)
     run(entry).then(
-      () => this.release(entry),
+      atOnce => this.release(entry, atOnce === true),
       (error: unknown) => {
         this.broken ??= { error }
         this.release(entry)
@@ -115,22 +110,23 @@ export class Scheduler<T> {
     return open
   }
 
-  private release(entry: T): void {
-    if (this.open.delete(entry)) this.wake()
+  private release(entry: T, atOnce = false): void {
+    if (this.open.delete(entry)) this.wake(atOnce)
   }
 
-  private wake(): void {
+  /** Wakes whoever waits; `atOnce` when a call freed its slot and asked that it be answered at once. */
+  private wake(atOnce = false): void {
     const wake = this.waiting
     this.waiting = undefined
-    wake?.()
+    wake?.(atOnce)
   }
 
-  private slotFreed(): Promise<void> {
-    return new Promise<void>(resolve => {
+  private slotFreed(): Promise<boolean> {
+    return new Promise<boolean>(resolve => {
       const previous = this.waiting
-      this.waiting = () => {
-        previous?.()
-        resolve()
+      this.waiting = atOnce => {
+        previous?.(atOnce)
+        resolve(atOnce)
       }
     })
   }

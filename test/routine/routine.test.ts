@@ -73,31 +73,34 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
 
 describe('runRoutine', () => {
   it.each([
-    [false, 'the turn after', 2],
-    [true, 'the same turn', 1]
-  ])('after an answer truncated=%s, starts the next call in %s', async (truncated, _when, turnsBefore) => {
-    // At concurrency 1: counts the event loop's turns between the first answer and the second call.
-    let turns = 0
-    let counting = false
-    const tick = (): void => {
-      if (!counting) return
-      turns++
-      setImmediate(tick)
-    }
-    const calls: number[] = []
-    const transport: Transport = {
-      send: async () => {
-        calls.push(turns)
-        if (calls.length === 1) {
-          counting = true
-          setImmediate(tick)
-        } else counting = false
-        return { ...res(200), ...(truncated ? { truncated: true as const, bodyBytes: 1 << 20 } : {}) }
+    ['small, small', [false, false], [0, 1]],
+    ['truncated, small', [true, false], [0, 0]],
+    ['truncated, small, small', [true, false, false], [0, 0, 1]]
+  ])(
+    'starts the next call a turn later after a small answer, at once after a truncated one (%s)',
+    async (_, cut, expected) => {
+      // At concurrency 1: the event loop's turns counted from the first call, at each call.
+      let turns = 0
+      let counting = true
+      const tick = (): void => {
+        turns++
+        if (counting) setImmediate(tick)
       }
+      const calls: number[] = []
+      const transport: Transport = {
+        send: async () => {
+          if (calls.length === 0) setImmediate(tick)
+          const truncated = cut[calls.length]
+          calls.push(turns)
+          if (calls.length === cut.length) counting = false
+          return { ...res(200), ...(truncated ? { truncated: true as const, bodyBytes: 1 << 20 } : {}) }
+        }
+      }
+      const targets = cut.map((_, i) => ({ id: `t${i}` }))
+      await runRoutine(transport, options({ concurrency: 1, targets: list(targets) }))
+      expect(calls).toEqual(expected)
     }
-    await runRoutine(transport, options({ concurrency: 1, targets: list([{ id: 'a' }, { id: 'b' }]) }))
-    expect(calls).toEqual([0, turnsBefore - 1])
-  })
+  )
 
   it('calls under base-url with the token, an Idempotency-Key per target, and a shared gate', async () => {
     const { transport, sent, gates } = fake(() => res(200))

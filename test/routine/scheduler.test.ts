@@ -74,13 +74,12 @@ describe('Scheduler', () => {
     expect(freed).toBe(true)
   })
 
-  it('answers a freed slot in the same turn when the caller says the call was one to follow at once', async () => {
+  it('answers a freed slot in the same turn when the call that freed it resolved true', async () => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
     scheduler.startNow('a', async () => {
       await a.task()
-      // Set as the call ends, after the wait began: the wait asks then.
-      scheduler.atOnce = true
+      return true
     })
     let freed = false
     void scheduler.slot()!.then(() => (freed = true))
