@@ -35,13 +35,13 @@ export class Scheduler<T> {
   /** Stops new calls for good; the first reason is kept. */
   stop(reason: string): void {
     this.stopReason ??= reason
-    this.wake()
+    this.wake(true)
   }
 
   /** A cancellation: no new call starts; a drain ends the calls in flight. */
   cancel(): void {
     this.isCancelled = true
-    this.wake()
+    this.wake(true)
   }
 
   /**
@@ -74,7 +74,7 @@ export class Scheduler<T> {
       atOnce => this.release(entry, atOnce === true),
       (error: unknown) => {
         this.broken ??= { error }
-        this.release(entry)
+        this.release(entry, true)
       }
     )
     return true
@@ -95,7 +95,7 @@ export class Scheduler<T> {
       if (ms === Infinity) return
       timer = setTimer(() => {
         late = true
-        this.wake()
+        this.wake(true)
       }, ms)
     }
     arm()
@@ -110,12 +110,15 @@ export class Scheduler<T> {
     return open
   }
 
-  private release(entry: T, atOnce = false): void {
+  private release(entry: T, atOnce: boolean): void {
     if (this.open.delete(entry)) this.wake(atOnce)
   }
 
-  /** Wakes whoever waits; `atOnce` when a call freed its slot and asked that it be answered at once. */
-  private wake(atOnce = false): void {
+  /**
+   * Wakes whoever waits. `atOnce` answers a waiting slot() now rather than a turn later: for a
+   * stop, a cancel or a task that threw (nothing to start together), or a call that asked for it.
+   */
+  private wake(atOnce: boolean): void {
     const wake = this.waiting
     this.waiting = undefined
     wake?.(atOnce)

@@ -74,6 +74,31 @@ describe('Scheduler', () => {
     expect(freed).toBe(true)
   })
 
+  it.each([
+    ['a stop', (s: Scheduler<string>) => s.stop('why')],
+    ['a cancel', (s: Scheduler<string>) => s.cancel()]
+  ])('answers a waiting slot in the same turn after %s: nothing waits to start with it', async (_, end) => {
+    const scheduler = new Scheduler<string>(1)
+    scheduler.startNow('a', () => deferred().task())
+    let answered = false
+    void scheduler.slot()!.then(() => (answered = true))
+    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(answered)))
+    end(scheduler)
+    expect(await sameTurn).toBe(true)
+  })
+
+  it('answers a waiting slot in the same turn after a task threw, to rethrow its error', async () => {
+    const scheduler = new Scheduler<string>(1)
+    const a = deferred()
+    scheduler.startNow('a', () => a.task())
+    let answered = false
+    void scheduler.slot()!.then(() => (answered = true))
+    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(answered)))
+    a.reject(new Error('boom'))
+    expect(await sameTurn).toBe(true)
+    expect(() => scheduler.startNow('b', async () => undefined)).toThrow('boom')
+  })
+
   it('answers a freed slot in the same turn when the call that freed it resolved true', async () => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
