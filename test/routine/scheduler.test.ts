@@ -21,6 +21,17 @@ async function start<T>(scheduler: Scheduler<T>, entry: T, task: () => Promise<v
 /** Lets every promise that can settle, settle. */
 const settle = () => new Promise(resolve => setImmediate(resolve))
 
+/**
+ * Waits on slot() while every slot is taken: whether it has answered, and whether it answered
+ * within the turn that is running now (an immediate queued now runs at that turn's end).
+ */
+function watchSlot(scheduler: Scheduler<string>) {
+  const seen = { answered: false }
+  void scheduler.slot()!.then(() => (seen.answered = true))
+  const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(seen.answered)))
+  return { seen, sameTurn }
+}
+
 /** A setTimer for drain() that fires only when the test says so. */
 function manualTimer() {
   const timers: { fn: () => void; ms: number }[] = []
@@ -62,16 +73,13 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
     scheduler.startNow('a', () => a.task())
-    let freed = false
-    void scheduler.slot()!.then(() => (freed = true))
-    // An immediate queued before the call ends runs in the turn the call ends in.
-    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(freed)))
+    const { seen, sameTurn } = watchSlot(scheduler)
     a.resolve()
     for (let i = 0; i < 10; i++) await Promise.resolve()
-    expect(freed).toBe(false)
+    expect(seen.answered).toBe(false)
     expect(await sameTurn).toBe(false)
     await settle()
-    expect(freed).toBe(true)
+    expect(seen.answered).toBe(true)
   })
 
   it.each([
@@ -80,9 +88,7 @@ describe('Scheduler', () => {
   ])('answers a waiting slot in the same turn after %s: nothing waits to start with it', async (_, end) => {
     const scheduler = new Scheduler<string>(1)
     scheduler.startNow('a', () => deferred().task())
-    let answered = false
-    void scheduler.slot()!.then(() => (answered = true))
-    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(answered)))
+    const { sameTurn } = watchSlot(scheduler)
     end(scheduler)
     expect(await sameTurn).toBe(true)
   })
@@ -91,9 +97,7 @@ describe('Scheduler', () => {
     const scheduler = new Scheduler<string>(1)
     const a = deferred()
     scheduler.startNow('a', () => a.task())
-    let answered = false
-    void scheduler.slot()!.then(() => (answered = true))
-    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(answered)))
+    const { sameTurn } = watchSlot(scheduler)
     a.reject(new Error('boom'))
     expect(await sameTurn).toBe(true)
     expect(() => scheduler.startNow('b', async () => undefined)).toThrow('boom')
@@ -106,9 +110,7 @@ describe('Scheduler', () => {
       await a.task()
       return true
     })
-    let freed = false
-    void scheduler.slot()!.then(() => (freed = true))
-    const sameTurn = new Promise<boolean>(resolve => setImmediate(() => resolve(freed)))
+    const { sameTurn } = watchSlot(scheduler)
     a.resolve()
     expect(await sameTurn).toBe(true)
   })
