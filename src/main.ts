@@ -19,6 +19,7 @@ import { callEveryTarget, verifiedPlan } from './routine-step.js'
 import { mask, redact } from './secrets.js'
 import { Collected, listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
+import { compileSelection } from './targets/select.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
 
@@ -89,7 +90,10 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   // Every target is checked against the call's placeholders as it passes into the targets file.
   const preflight = inputs.call && new Preflight(inputs.call.spec)
   const onTarget = preflight && ((target: unknown) => preflight.check(target))
-  const newFile = (): TargetsFile => (made.file = new TargetsFile({ dir: tempDir, shard: inputs.shard, onTarget }))
+  // A condition that does not parse fails here, before any request.
+  const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
+  const newFile = (): TargetsFile =>
+    (made.file = new TargetsFile({ dir: tempDir, shard: inputs.shard, select, onTarget }))
   // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
   // the step before a token is spent on it.
   const { targetsFrom, targetsDigest, shardSize } = inputs

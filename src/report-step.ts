@@ -5,6 +5,7 @@ import { reportError, mergeResults } from './report/merge.js'
 import { publishReport } from './report/outputs.js'
 import { renderReportSummary } from './report/report-summary.js'
 import { callFingerprint } from './routine/fingerprint.js'
+import { compileSelection } from './targets/select.js'
 import { snapshotPath } from './targets/snapshot.js'
 
 /**
@@ -14,7 +15,9 @@ import { snapshotPath } from './targets/snapshot.js'
  */
 export async function reportEveryShard(inputs: ReportInputs, writeSummary: (markdown: string) => void): Promise<void> {
   const fingerprint = inputs.call && callFingerprint(inputs.call)
+  const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
   const report = await mergeResults({
+    select,
     from: inputs.from,
     fingerprint,
     snapshot: inputs.targetsFrom && snapshotPath(inputs.targetsFrom),

@@ -2,6 +2,7 @@ import { formatCount } from '../format.js'
 import { keyHash } from '../targets/key-table.js'
 import { targetKey } from '../targets/key.js'
 import { MAX_SHARDS } from '../targets/shards.js'
+import { Selection } from '../targets/select.js'
 import { readSnapshot, SnapshotError } from '../targets/snapshot.js'
 import { readFailures, ReportFailure } from './merge-failures.js'
 import { countLines, eachWinningLine, fileOf, MergeLog, surveyResults } from './merge-files.js'
@@ -21,6 +22,8 @@ export interface MergeOptions extends MergeLog {
   readonly snapshot?: string
   /** When given, the snapshot read here must have this digest ("sha256:…"), or the merge throws. */
   readonly snapshotDigest?: string
+  /** The shards' targets-where: only the snapshot's targets it keeps are accounted for. */
+  readonly select?: Selection
   /** N, to place the targets without a line; else the N most lines name; else 1. */
   readonly shardCount?: number
   /** The outcomes whose shards are to be re-run; DEFAULT_FAIL_ON when not given. */
@@ -126,8 +129,10 @@ async function reportSnapshot(
   const withLines = table.keys
   let listedWithLines = 0
   let duplicates = 0
+  let index = 0
   const read = await readSnapshot(path, targets => {
     for (const target of targets) {
+      if (options.select && !options.select.selects(target, index++)) continue
       const key = targetKey(target)
       const hash = keyHash(key)
       const winner = table.list(key, hash)

@@ -138,6 +138,8 @@ function fileCommand([name, value]: [string, string]): string {
 function targetOutputs({ listing, shardCount, from }: Collected, targetsOutput: boolean): Record<string, string> {
   const outputs: Record<string, string> = {
     'target-count': String(listing.count),
+    'targets-listed': String(listing.listed),
+    'targets-selected': String(listing.selected),
     'targets-file': listing.file,
     shards: JSON.stringify(shardList(shardCount))
   }

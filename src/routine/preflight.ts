@@ -1,6 +1,6 @@
 import { formatCount } from '../format.js'
 import { CallSpec, hasDotSegment, missingFields, renderPath } from '../service/call.js'
-import { targetLabel } from './label.js'
+import { targetLabel } from '../targets/label.js'
 
 /**
  * The targets a call cannot be made for, found before the first call: each target is checked as it

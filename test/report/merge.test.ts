@@ -7,6 +7,7 @@ import { LineFields } from '../../src/routine/lines.js'
 import { mask } from '../../src/secrets.js'
 import { FP, line } from '../helpers.js'
 import { shardOf } from '../../src/targets/shards.js'
+import { compileSelection } from '../../src/targets/select.js'
 
 let dir: string
 let temp: string
@@ -269,6 +270,17 @@ describe('mergeResults', () => {
     expect(reported.map(r => r.outcome)).toEqual(['succeeded', 'missing'])
     expect(report.notInSnapshot).toBe(2)
     expect(report.failures).toEqual([])
+  })
+
+  it("accounts only for the snapshot's targets the shards' selection keeps", async () => {
+    file('results-1-1/r.jsonl', [line('t-1', 'succeeded', 204)])
+    const select = await compileSelection('id.endsWith("1")')
+    const { report, reported } = await merge({ snapshot: snapshot(['t-0', 't-1', 't-2']), select })
+    expect(report.targets).toBe(1)
+    expect(report.counts.get('missing')).toBeUndefined()
+    expect(reported.map(r => r.key)).toEqual(['t-1'])
+    const all = await merge({ snapshot: snapshot(['t-0', 't-1', 't-2']) })
+    expect(all.report.counts.get('missing')).toBe(2)
   })
 
   it('reports a key the snapshot repeats once', async () => {

@@ -23,6 +23,7 @@ function listing(json: string | undefined, bytes: number, count = 3): Listing {
   return {
     file: '/runner/temp/targets-abc.json',
     listed: count,
+    selected: count,
     count,
     bytes,
     json,
@@ -66,6 +67,8 @@ describe('publish', () => {
       'sealed-token': 'm2m2.sealed',
       targets: '[1,2,3]',
       'target-count': '3',
+      'targets-listed': '3',
+      'targets-selected': '3',
       'targets-file': '/runner/temp/targets-abc.json',
       'targets-digest': `sha256:${'ab'.repeat(32)}`,
       shards: '["1/2","2/2"]'
