@@ -138,10 +138,12 @@ function fileCommand([name, value]: [string, string]): string {
 function targetOutputs({ listing, shardCount, from }: Collected, targetsOutput: boolean): Record<string, string> {
   const outputs: Record<string, string> = {
     'target-count': String(listing.count),
-    'targets-listed': String(listing.listed),
-    'targets-selected': String(listing.selected),
     'targets-file': listing.file,
     shards: JSON.stringify(shardList(shardCount))
+  }
+  if (listing.where !== undefined) {
+    outputs['targets-listed'] = String(listing.listed)
+    outputs['targets-selected'] = String(listing.selected)
   }
   // The digest a later job checks its copy of this file against: only a listing makes a new list.
   if (from === 'listing') outputs['targets-digest'] = listing.digest

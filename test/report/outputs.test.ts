@@ -67,13 +67,17 @@ describe('publish', () => {
       'sealed-token': 'm2m2.sealed',
       targets: '[1,2,3]',
       'target-count': '3',
-      'targets-listed': '3',
-      'targets-selected': '3',
       'targets-file': '/runner/temp/targets-abc.json',
       'targets-digest': `sha256:${'ab'.repeat(32)}`,
       shards: '["1/2","2/2"]'
     })
     expect(warnings()).toEqual([])
+  })
+
+  it('says how many targets a selection kept of how many, only with targets-where', () => {
+    const selected = { ...listing('[1]', 3, 1), listed: 9, selected: 4, where: 'a == 1' }
+    publish({ token, targets: { listing: selected, shardCount: 1, from: 'listing', digest: 'sha256:00' } })
+    expect(outputs()).toMatchObject({ 'target-count': '1', 'targets-listed': '9', 'targets-selected': '4' })
   })
 
   it('sets no targets-digest for targets read from a snapshot, and no targets output when told not to', () => {
