@@ -18,7 +18,9 @@ import { reportEveryShard } from './report-step.js'
 import { callEveryTarget, verifiedPlan } from './routine-step.js'
 import { mask, redact } from './secrets.js'
 import { Collected, listInto, readInto } from './targets/collect.js'
+import { RankList, waveRank } from './routine/waves.js'
 import { TargetsFile } from './targets/file.js'
+import { targetKey } from './targets/key.js'
 import { compileSelection } from './targets/select.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
@@ -89,7 +91,14 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   const tempDir = process.env.RUNNER_TEMP || tmpdir()
   // Every target is checked against the call's placeholders as it passes into the targets file.
   const preflight = inputs.call && new Preflight(inputs.call.spec)
-  const onTarget = preflight && ((target: unknown) => preflight.check(target))
+  // Waves rank the targets by their keys as they pass, so no extra read of the list is needed.
+  const ranks = inputs.call && (inputs.call.waves || inputs.call.canary) ? new RankList() : undefined
+  const onTarget =
+    preflight &&
+    ((target: unknown) => {
+      preflight.check(target)
+      ranks?.add(waveRank(targetKey(target)))
+    })
   // A condition that does not parse fails here, before any request.
   const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
   const newFile = (): TargetsFile =>
@@ -109,7 +118,14 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
     const onRecord = (): void => {
       made.phase = 'routine'
     }
-    made.calls = await callEveryTarget(http, inputs, bearer, targets, tempDir, cancellation, onRecord)
+    made.calls = await callEveryTarget(http, inputs, {
+      bearer,
+      targets,
+      ranks: ranks?.values(),
+      resultsDir: tempDir,
+      signals: cancellation,
+      onRecord
+    })
     made.phase = 'publish'
   }
   await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan })

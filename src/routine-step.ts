@@ -9,6 +9,7 @@ import { readEarlierResults } from './routine/resume.js'
 import { RoutineResult, runRoutine } from './routine/routine.js'
 import { Collected } from './targets/collect.js'
 import { readSnapshot } from './targets/snapshot.js'
+import { MAX_WAVES, planWaves, WavePlan, waveCounts, sizeText } from './routine/waves.js'
 
 export interface RoutineSignals {
   /** The first SIGINT or SIGTERM: drain. */
@@ -47,17 +48,22 @@ export function verifiedPlan(inputs: Inputs, targetsDigest: string): string {
  * finished (call-resume-from), then calls the operation for each target left (or once, without
  * targets). Resolves with the record whatever became of the calls; throws only before the first.
  */
-export async function callEveryTarget(
-  http: Transport,
-  inputs: Inputs,
-  bearer: Bearer,
-  targets: Collected | undefined,
-  resultsDir: string,
-  signals: RoutineSignals,
-  onRecord: (path: string) => void
-): Promise<RoutineResult> {
+export interface RoutineStage {
+  readonly bearer: Bearer
+  readonly targets?: Collected
+  /** The targets' wave ranks in list order, with call-waves or call-canary. */
+  readonly ranks?: Uint32Array
+  readonly resultsDir: string
+  readonly signals: RoutineSignals
+  /** Told of the results file once it exists, before the first call. */
+  readonly onRecord: (path: string) => void
+}
+
+export async function callEveryTarget(http: Transport, inputs: Inputs, stage: RoutineStage): Promise<RoutineResult> {
+  const { bearer, targets, resultsDir, signals, onRecord } = stage
   const call = inputs.call!
   const file = targets?.listing.file
+  const waves = wavePlan(call, stage.ranks)
   const fingerprint = callFingerprint(callIdentity(inputs))
   const run = runIdentity(process.env.GITHUB_RUN_ID)
   if (run.nonce) {
@@ -78,6 +84,14 @@ export async function callEveryTarget(
   const what = targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call'
   if (call.dryRun) core.info(`Planning ${call.text} for ${what}, with no call made (call-dry-run; call ${fingerprint})`)
   else core.info(`Calling ${call.text} for ${what}, ${call.concurrency} at a time (call ${fingerprint})`)
+  if (waves) {
+    const sizes = waves.counts.map(formatCount).join(', ')
+    core.info(
+      call.canary
+        ? `Canary: ${formatCount(waves.counts[0])} of ${what}, ranked as call-waves ranks them; the rest are left to the shards`
+        : `In ${waves.counts.length} waves of ${sizes} targets, each answered and checked before the next (call-waves)`
+    )
+  }
   return runRoutine(http, {
     spec: call.spec,
     call: call.text,
@@ -88,6 +102,7 @@ export async function callEveryTarget(
     rate: call.rate,
     accept: call.accept,
     maxFailures: call.maxFailures,
+    waves,
     idempotent: call.idempotent,
     runId: run.id,
     runAttempt: Number(process.env.GITHUB_RUN_ATTEMPT) || 1,
@@ -102,9 +117,26 @@ export async function callEveryTarget(
     info: core.info,
     // The kept targets are read back from their file: memory holds a batch, never the list.
     targets: file
-      ? async offer => {
-          await readSnapshot(file, offer)
+      ? async (offer, keep) => {
+          await readSnapshot(file, offer, keep)
         }
       : undefined
   })
+}
+
+/** The waves of call-waves or call-canary over the step's targets; throws before any call for too many. */
+export function wavePlan(call: NonNullable<Inputs['call']>, ranks: Uint32Array | undefined): WavePlan | undefined {
+  if (!ranks || (!call.waves && !call.canary)) return undefined
+  if (call.canary) {
+    const [count] = waveCounts([call.canary], ranks.length)
+    return planWaves(ranks, count === undefined ? [] : [count])
+  }
+  const counts = waveCounts(call.waves!, ranks.length)
+  if (counts.length > MAX_WAVES) {
+    throw new Error(
+      `Input call-waves makes more than ${MAX_WAVES} waves of ${formatCount(ranks.length)} targets ` +
+        `(${call.waves!.map(sizeText).join(', ')}): end it with a larger wave, such as 100%`
+    )
+  }
+  return planWaves(ranks, counts)
 }

@@ -25,6 +25,7 @@ export interface Winner {
 
 // Code 0 is "no line": a target of the snapshot only.
 const CODES: readonly ReportOutcome[] = ['missing', 'succeeded', 'skipped', 'failed', 'unknown', 'not-made']
+const SKIPPED = CODES.indexOf('skipped')
 const NO_STATUS = 0x3ff
 const LISTED = 1 << 10
 const MAX_ATTEMPT = 0x3ffff
@@ -44,12 +45,16 @@ export class WinnerTable {
 
   /**
    * Counts a line (not a planned one): it wins over the key's earlier line unless that one is of a
-   * later run attempt.
+   * later run attempt, or of the same attempt and the new line only says it was skipped (a shard
+   * skipping what its canary did in the same attempt: the canary's line tells what happened).
    */
   offer(facts: ResultFacts, seq: number): void {
     const { words, fresh } = this.table.slot(facts.key)
     const attempt = clampAttempt(facts.runAttempt)
     if (!fresh && attempt < words[1] >>> 14) return
+    if (!fresh && attempt === words[1] >>> 14 && facts.outcome === 'skipped' && ((words[1] >>> 11) & 7) !== SKIPPED) {
+      return
+    }
     words[0] = seq
     words[1] =
       ((attempt << 14) | (CODES.indexOf(facts.outcome as ReportOutcome) << 11) | (facts.status ?? NO_STATUS)) >>> 0

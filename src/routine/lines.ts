@@ -24,6 +24,8 @@ export interface LineFields {
   readonly outcome: Outcome
   readonly status: number | null
   readonly index: number
+  /** The wave the target was called in, with call-waves or call-canary. */
+  readonly wave?: number
   readonly target: unknown
   readonly error?: string
   readonly attempts?: number | null
@@ -46,10 +48,11 @@ export function resultLine(context: LineContext, fields: LineFields): string {
   const attempts = fields.attempts === undefined ? '' : `,"attempts":${fields.attempts}`
   const ms = fields.ms === undefined ? '' : `,"ms":${fields.ms}`
   const body = fields.body === undefined ? '' : `,${fields.body}`
+  const wave = fields.wave === undefined ? '' : `,"wave":${fields.wave}`
   return (
     `{"key":${JSON.stringify(fields.key)},"call":"${context.fingerprint}","outcome":"${fields.outcome}",` +
     `"status":${fields.status},"runAttempt":${context.runAttempt},"shard":${context.shard === undefined ? null : JSON.stringify(context.shard)},` +
-    `"index":${fields.index}${id}${error}${attempts}${ms}${body}}`
+    `"index":${fields.index}${wave}${id}${error}${attempts}${ms}${body}}`
   )
 }
 

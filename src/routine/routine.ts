@@ -10,7 +10,9 @@ import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
 import { progressLine } from './progress.js'
 import { ResultsRecord } from './record.js'
 import { Scheduler } from './scheduler.js'
+import { afterWave, overLimit } from './stop-rule.js'
 import { Tally } from './tally.js'
+import { WavePlan } from './waves.js'
 import { RoutineOptions, RoutineResult } from './types.js'
 
 export type { RoutineOptions, RoutineResult } from './types.js'
@@ -51,6 +53,9 @@ class RoutineRun {
   private readonly count: number
   private readonly planned: string[] = []
   private fed = 0
+  /** The wave being fed, 0 without waves, and the last one whose calls could start. */
+  private wave = 0
+  private reached = 0
   private response: string | undefined
   private cancelledAt: number | undefined
 
@@ -81,7 +86,9 @@ class RoutineRun {
       now: this.now
     }
     this.shape = callPlan(this.context)
-    this.count = options.targets ? (options.count ?? 0) : 1
+    // A canary's count is its wave: the targets in no wave get no line.
+    const inWaves = options.waves?.counts.reduce((a, b) => a + b, 0)
+    this.count = options.targets ? (inWaves ?? options.count ?? 0) : 1
   }
 
   async run(): Promise<RoutineResult> {
@@ -98,10 +105,7 @@ class RoutineRun {
     timer.unref()
     try {
       await this.feed()
-      // The grace runs from the cancellation, which may come while the calls are being drained.
-      const grace = (): number =>
-        this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
-      for (const entry of await scheduler.drain(grace)) this.abandon(entry)
+      await this.drain()
       // Targets never fed after a cancellation's time was up: counted, without a line.
       if (this.count > this.fed) tally.add('not-made', this.count - this.fed)
     } finally {
@@ -118,10 +122,20 @@ class RoutineRun {
     return this.options.drainMs ?? DRAIN_MS
   }
 
+  /** Waits for the calls in flight; after a cancellation, for what is left of its grace only. */
+  private async drain(): Promise<void> {
+    // The grace runs from the cancellation, which may come while the calls are being drained.
+    const grace = (): number =>
+      this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
+    for (const entry of await this.scheduler.drain(grace)) this.abandon(entry)
+  }
+
   private async feed(): Promise<void> {
+    const { targets, waves } = this.options
     try {
-      if (this.options.targets) await this.options.targets(this.offerAll)
-      else await this.offerAll([{}])
+      if (!targets) await this.offerAll([{}])
+      else if (waves) await this.feedWaves(targets, waves)
+      else await targets(this.offerAll)
     } catch (err) {
       // The calls already made keep their record: the failure is the stop's reason.
       if (!(err instanceof Abandoned)) {
@@ -130,17 +144,47 @@ class RoutineRun {
     }
   }
 
-  /** Offers a batch of targets in order, each as a slot frees. */
-  private readonly offerAll = async (targets: readonly unknown[]): Promise<void> => {
-    for (const target of targets) {
-      for (let wait = this.scheduler.slot(); wait !== undefined; wait = this.scheduler.slot()) await wait
-      this.offer(target)
+  /**
+   * Feeds wave after wave: every call of a wave is answered (or ends unknown) before the stop rule
+   * is checked and the next starts. After a stop, the later waves' targets get not-made lines.
+   */
+  private async feedWaves(targets: NonNullable<RoutineOptions['targets']>, plan: WavePlan): Promise<void> {
+    const { scheduler, tally } = this
+    const of = plan.counts.length
+    for (let number = 1; number <= of; number++) {
+      this.wave = number
+      const before = { answered: this.answered, bad: tally.badCalls }
+      if (scheduler.accepting) {
+        this.reached = number
+        this.options.info(`Wave ${number} of ${of}: ${formatCount(plan.counts[number - 1])} targets`)
+      }
+      await targets(this.offerAll, place => plan.waveOf[place] === number)
+      await this.drain()
+      if (!scheduler.accepting) continue
+      const total = { answered: this.answered, bad: tally.badCalls }
+      const wave = { number, of, answered: total.answered - before.answered, bad: total.bad - before.bad }
+      const reason = afterWave(this.options.maxFailures, total, wave)
+      if (reason) scheduler.stop(`stopped ${reason}: no new call was started`)
     }
   }
 
-  private offer(target: unknown): void {
+  /** Calls that ended: succeeded, failed or unknown. */
+  private get answered(): number {
+    const { tally } = this
+    return tally.count('succeeded') + tally.count('failed') + tally.count('unknown')
+  }
+
+  /** Offers a batch of targets in order, each as a slot frees; `places`: theirs in the list. */
+  private readonly offerAll = async (targets: readonly unknown[], places?: readonly number[]): Promise<void> => {
+    for (let i = 0; i < targets.length; i++) {
+      for (let wait = this.scheduler.slot(); wait !== undefined; wait = this.scheduler.slot()) await wait
+      this.offer(targets[i], places ? places[i] : this.fed)
+    }
+  }
+
+  private offer(target: unknown, index: number): void {
     if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
-    const index = this.fed++
+    this.fed++
     const key = targetKey(target)
     const finished = this.options.earlier?.finished(key)
     if (finished !== undefined) {
@@ -170,7 +214,7 @@ class RoutineRun {
   }
 
   private write(fields: LineFields): void {
-    this.record.add(resultLine(this.lineContext, fields))
+    this.record.add(resultLine(this.lineContext, this.wave > 0 ? { ...fields, wave: this.wave } : fields))
   }
 
   private ended(entry: InFlight, end: CallEnd): void {
@@ -188,10 +232,9 @@ class RoutineRun {
       const { expiresAtMs } = options.bearer.latest
       const expiry = expiresAtMs === undefined ? '' : ` (it expires ${new Date(expiresAtMs).toISOString()})`
       scheduler.stop(`the service refused the token (HTTP 401) at call #${index + 1}${expiry}: no new call was started`)
-    } else if (tally.badCalls >= options.maxFailures) {
-      scheduler.stop(
-        `${formatCount(tally.badCalls)} calls failed, call-max-failures (${options.maxFailures}): no new call was started`
-      )
+    } else {
+      const over = overLimit(options.maxFailures, { answered: this.answered, bad: tally.badCalls })
+      if (over) scheduler.stop(`${over}: no new call was started`)
     }
     if (this.record.failure) scheduler.stop('the results file could not be written: no new call was started')
   }
@@ -232,7 +275,7 @@ class RoutineRun {
     const { tally, record } = this
     return {
       count: this.count,
-      calls: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
+      calls: this.answered,
       outcomes: tally.outcomes,
       byStatus: tally.byStatus,
       failedByStatus: tally.failedByStatus,
@@ -244,6 +287,7 @@ class RoutineRun {
       response: this.response,
       planned: this.planned,
       stopped: this.scheduler.stopped,
+      waves: this.options.waves && { counts: this.options.waves.counts, reached: this.reached },
       cancelled: this.cancelledAt !== undefined
     }
   }

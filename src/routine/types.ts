@@ -2,7 +2,9 @@ import { Bearer } from '../auth/bearer.js'
 import { CallSpec } from '../service/call.js'
 import { Outcome } from './lines.js'
 import { EarlierResults } from './resume.js'
+import { FailureLimit } from './stop-rule.js'
 import { Failure } from './tally.js'
+import { WavePlan } from './waves.js'
 
 export interface RoutineOptions {
   readonly spec: CallSpec
@@ -16,7 +18,10 @@ export interface RoutineOptions {
   readonly concurrency: number
   readonly rate?: number
   readonly accept: ReadonlySet<number>
-  readonly maxFailures: number
+  /** call-max-failures: when no new call starts (stop-rule.ts). */
+  readonly maxFailures: FailureLimit
+  /** call-waves or call-canary: which wave each target is in; absent for one wave of all. */
+  readonly waves?: WavePlan
   /** call-idempotent: a POST or PATCH may be repeated after any transient failure. */
   readonly idempotent: boolean
   /** The Idempotency-Key's run: the same for a target in every attempt of the run. */
@@ -27,10 +32,14 @@ export interface RoutineOptions {
   readonly resultsDir: string
   /**
    * Feeds every target to `offer` in order, a batch at a time, awaiting each batch; absent for the
-   * one call without targets. Every target fed must have passed a Preflight: the calls' URLs rely on
-   * it (no dot segment).
+   * one call without targets. With `keep`, only the targets at the places it keeps, each batch with
+   * their places in the list. Every target fed must have passed a Preflight: the calls' URLs rely
+   * on it (no dot segment).
    */
-  readonly targets?: (offer: (batch: readonly unknown[]) => Promise<void>) => Promise<void>
+  readonly targets?: (
+    offer: (batch: readonly unknown[], places?: readonly number[]) => Promise<void>,
+    keep?: (place: number) => boolean
+  ) => Promise<void>
   /** How many targets `targets` feeds. */
   readonly count?: number
   /** What earlier attempts finished (call-resume-from): skipped, with a line each. */
@@ -68,5 +77,7 @@ export interface RoutineResult {
   readonly planned: readonly string[]
   /** Why new calls stopped early: a 401, call-max-failures, an unwritable results file. */
   readonly stopped?: string
+  /** With waves: their sizes, and the last one that started. */
+  readonly waves?: { readonly counts: readonly number[]; readonly reached: number }
   readonly cancelled: boolean
 }

@@ -49,6 +49,32 @@ describe('routineLines', () => {
     ])
   })
 
+  it('says how the calls were paced in waves, where they stopped, and a canary', () => {
+    const stopped = routineLines(
+      'PUT /x',
+      result(
+        { failed: 1, 'not-made': 9 },
+        {
+          waves: { counts: [1, 3, 6], reached: 1 },
+          stopped: 'stopped after wave 1 of 3: every call of the wave failed'
+        }
+      )
+    )
+    expect(stopped).toContain('In 3 waves of 1, 3 and 6 targets (call-waves); the calls stopped in wave 1.')
+    expect(stopped).toContain('Stopped early: stopped after wave 1 of 3\\: every call of the wave failed.')
+    const many = routineLines(
+      'PUT /x',
+      result({ succeeded: 4 }, { waves: { counts: [1, ...Array(10).fill(10)], reached: 11 } })
+    )
+    expect(many).toContain('In 11 waves of 1, 10, 10, 10, 10, 10, 10, … and 10 targets (call-waves).')
+    expect(routineLines('PUT /x', result({ succeeded: 1 }, { waves: { counts: [1], reached: 1 } }))).toContain(
+      'A canary of 1 target (call-canary).'
+    )
+    expect(routineLines('PUT /x', result({ succeeded: 5 }, { waves: { counts: [5], reached: 1 } }))).toContain(
+      'A canary of 5 targets (call-canary).'
+    )
+  })
+
   it('counts the targets not done, sorts statuses by count, and lists the failures, unknown marked', () => {
     const lines = routineLines(
       'POST /x',
