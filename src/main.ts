@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
+import { recordSigner } from './auth/record-key.js'
 import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
 import { Cancellation, SignalSource } from './cancel.js'
 import { messageOf } from './errors.js'
@@ -108,7 +109,12 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   const { targetsFrom, targetsDigest, shardSize } = inputs
   let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
   preflight?.verify()
-  const obtained = await obtainToken({ ...inputs, shardJob: inputs.shard !== undefined }, http)
+  const obtained = await obtainToken(
+    { ...inputs, shardJob: inputs.shard !== undefined, runId: process.env.GITHUB_RUN_ID },
+    http
+  )
+  // The run's record key signs the results file, when the sealed token's key is at hand.
+  const recordKey = obtained.sealKey.then(key => key && recordSigner(key))
   const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
   if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
   preflight?.verify()
@@ -121,6 +127,8 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
     made.calls = await callEveryTarget(http, inputs, {
       bearer,
       targets,
+      signer: await recordKey,
+      plan,
       ranks: ranks?.values(),
       resultsDir: tempDir,
       signals: cancellation,
@@ -128,7 +136,7 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
     })
     made.phase = 'publish'
   }
-  await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan })
+  await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan, recordKey: (await recordKey)?.publicKey })
 }
 
 interface Done {
@@ -137,10 +145,11 @@ interface Done {
   readonly targets?: Collected
   readonly calls?: RoutineResult
   readonly plan?: string
+  readonly recordKey?: string
 }
 
 /** The summary and the outputs; then a routine's failure, once its record is written. */
-async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan }: Done): Promise<void> {
+async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan, recordKey }: Done): Promise<void> {
   // The token in use at the end: a renewal during the work replaced the first one.
   const token = bearer.latest
   const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
@@ -155,6 +164,7 @@ async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan }
     targets,
     calls,
     plan,
+    recordKey,
     targetsOutput: inputs.targetsOutput,
     exportVariable: inputs.exportVariable
   })

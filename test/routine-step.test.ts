@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bearer } from '../src/auth/bearer.js'
@@ -10,7 +10,7 @@ import { callEveryTarget, callIdentity, RoutineSignals, verifiedPlan } from '../
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
 import { targetKey } from '../src/targets/key.js'
-import { captureStdout, setInputs } from './helpers.js'
+import { captureStdout, resultObjects, setInputs } from './helpers.js'
 
 const API = 'https://api.step.test/base'
 const CALL = 'POST /v1/t/{id}'
@@ -69,11 +69,7 @@ function collected(targets: unknown[]): Collected {
   return { listing, shardCount: 1, from: 'listing', digest: listing.digest }
 }
 
-const lines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map(l => JSON.parse(l) as Record<string, unknown>)
+const lines = resultObjects
 
 describe('callIdentity', () => {
   it('is the method, the path as written, the body and base-url', () => {

@@ -1,6 +1,7 @@
 import { formatCount, formatDuration } from '../format.js'
 import { Outcome } from '../routine/lines.js'
 import { RoutineResult } from '../routine/routine.js'
+import { unrecordedText } from '../routine/verdict.js'
 import { cell } from './cells.js'
 
 const OUTCOME_WORDS: readonly [Outcome, string][] = [
@@ -34,7 +35,10 @@ export function routineLines(call: string, calls: RoutineResult): string[] {
   if (calls.waves) lines.push('', wavesLine(calls.waves))
   if (calls.stopped && !calls.cancelled) lines.push('', `Stopped early: ${cell(calls.stopped, 400)}.`)
   if (calls.recordFailure) {
-    lines.push('', `Writing the results file failed part way: ${formatCount(calls.unrecorded)} lines went unrecorded.`)
+    lines.push(
+      '',
+      `Writing the results file failed part way: ${unrecordedText(calls)}; the counts above are what it holds.`
+    )
   }
   if (calls.byStatus.size > 0) {
     lines.push('', '| status | calls |', '| --- | ---: |')

@@ -2,6 +2,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { messageOf } from '../errors.js'
 import { Outcome, OUTCOMES } from './lines.js'
+import { isOwnLine } from './record-format.js'
 
 /** What a resume and a report need of one result line. */
 export interface ResultFacts {
@@ -100,7 +101,7 @@ export function readResultFile(file: string, each: (facts: ResultFacts) => void,
   const take = (bytes: Buffer, last: boolean): void => {
     lineNumber++
     const text = bytes.toString('utf8').replace(/\r$/, '')
-    if (text.trim() === '') return
+    if (text.trim() === '' || isOwnLine(text)) return
     const facts = parseResultLine(text)
     if (facts) return each(facts)
     if (last) return problems.torn(file)

@@ -1,28 +1,18 @@
 import { messageOf } from '../errors.js'
-import { formatCount } from '../format.js'
 import { Transport } from '../http/client.js'
-import { Limiter } from '../http/limiter.js'
-import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { targetKey } from '../targets/key.js'
-import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, prepareCall } from './call.js'
-import { targetLabel } from '../targets/label.js'
-import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
+import { CallContext, CallEnd, CallPlan, callPlan, makeCall, prepareCall, routineContext } from './call.js'
+import { Ledger } from './ledger.js'
+import { feedWaves, WaveFeed } from './pace.js'
 import { progressLine } from './progress.js'
-import { ResultsRecord } from './record.js'
 import { Scheduler } from './scheduler.js'
-import { afterWave, overLimit } from './stop-rule.js'
-import { Tally } from './tally.js'
-import { WavePlan } from './waves.js'
+import { stopAfterCall } from './stop-rule.js'
 import { RoutineOptions, RoutineResult } from './types.js'
 
 export type { RoutineOptions, RoutineResult } from './types.js'
 
 export const DRAIN_MS = 5000
-const RESPONSE_OUTPUT_BYTES = 1024 * 1024
 const PROGRESS_MS = 10_000
-/** What a line keeps of a body (64 KiB) and the room redaction needs past the cut. */
-const RESULT_BODY_BYTES = 64 * 1024 + 4 * REDACT_MARGIN_CHARS
-const PLANNED_SHOWN = 20
 
 interface InFlight {
   readonly target: unknown
@@ -44,19 +34,16 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
 class RoutineRun {
   private readonly now: () => number
   private readonly started: number
-  private readonly record: ResultsRecord
-  private readonly tally: Tally
+  private readonly ledger: Ledger
   private readonly scheduler: Scheduler<InFlight>
-  private readonly lineContext: LineContext
   private readonly context: CallContext
   private readonly shape: CallPlan
   private readonly count: number
-  private readonly planned: string[] = []
   private fed = 0
-  /** The wave being fed, 0 without waves, and the last one whose calls could start. */
-  private wave = 0
+  /** Targets never fed, after a cancellation's time was up: not made, without a line. */
+  private unfed = 0
+  /** The last wave whose calls could start. */
   private reached = 0
-  private response: string | undefined
   private cancelledAt: number | undefined
 
   constructor(
@@ -65,26 +52,10 @@ class RoutineRun {
   ) {
     this.now = options.now ?? Date.now
     this.started = this.now()
-    this.record = new ResultsRecord({ dir: options.resultsDir, info: options.info })
-    options.onRecord?.(this.record.path)
-    this.tally = new Tally(options.info)
+    this.ledger = new Ledger(options)
+    options.onRecord?.(this.ledger.record.path)
     const scheduler = (this.scheduler = new Scheduler<InFlight>(options.concurrency))
-    this.lineContext = { fingerprint: options.fingerprint, runAttempt: options.runAttempt, shard: options.shard }
-    this.context = {
-      http,
-      spec: options.spec,
-      baseUrl: options.baseUrl,
-      runId: options.runId,
-      fingerprint: options.fingerprint,
-      idempotent: options.idempotent,
-      accept: options.accept,
-      bearer: options.bearer,
-      gate: new Limiter(options.rate, this.now),
-      // A routine over targets keeps what its lines record; the one call without, its response output.
-      keepBytes: options.targets ? RESULT_BODY_BYTES : RESPONSE_OUTPUT_BYTES + 1,
-      cancelled: () => scheduler.cancelled,
-      now: this.now
-    }
+    this.context = routineContext(http, options, () => scheduler.cancelled, this.now)
     this.shape = callPlan(this.context)
     // A canary's count is its wave: the targets in no wave get no line.
     const inWaves = options.waves?.counts.reduce((a, b) => a + b, 0)
@@ -92,12 +63,12 @@ class RoutineRun {
   }
 
   async run(): Promise<RoutineResult> {
-    const { options, scheduler, tally } = this
+    const { options, scheduler, ledger } = this
     const onCancel = (): void => {
       this.cancelledAt = this.now()
       scheduler.cancel()
     }
-    const onHardStop = (): void => this.record.close()
+    const onHardStop = (): void => ledger.record.close()
     options.signal?.addEventListener('abort', onCancel, { once: true })
     options.hardStop?.addEventListener('abort', onHardStop, { once: true })
     if (options.signal?.aborted) onCancel()
@@ -107,12 +78,13 @@ class RoutineRun {
       await this.feed()
       await this.drain()
       // Targets never fed after a cancellation's time was up: counted, without a line.
-      if (this.count > this.fed) tally.add('not-made', this.count - this.fed)
+      this.unfed = Math.max(0, this.count - this.fed)
+      if (this.unfed > 0) ledger.tally.add('not-made', this.unfed)
     } finally {
       clearInterval(timer)
       options.signal?.removeEventListener('abort', onCancel)
       options.hardStop?.removeEventListener('abort', onHardStop)
-      this.record.close()
+      ledger.record.close()
     }
     this.progress()
     return this.result()
@@ -130,11 +102,29 @@ class RoutineRun {
     for (const entry of await this.scheduler.drain(grace)) this.abandon(entry)
   }
 
+  private waveFeed(targets: NonNullable<RoutineOptions['targets']>): WaveFeed {
+    const { scheduler, ledger } = this
+    const { tally } = ledger
+    return {
+      limit: this.options.maxFailures,
+      info: this.options.info,
+      counts: () => ({ answered: tally.answered, bad: tally.badCalls }),
+      accepting: () => scheduler.accepting,
+      stop: reason => scheduler.stop(reason),
+      begin: (number, accepting) => {
+        ledger.wave = number
+        if (accepting) this.reached = number
+      },
+      pass: keep => targets(this.offerAll, keep),
+      drain: () => this.drain()
+    }
+  }
+
   private async feed(): Promise<void> {
     const { targets, waves } = this.options
     try {
       if (!targets) await this.offerAll([{}])
-      else if (waves) await this.feedWaves(targets, waves)
+      else if (waves) await feedWaves(waves, this.waveFeed(targets))
       else await targets(this.offerAll)
     } catch (err) {
       // The calls already made keep their record: the failure is the stop's reason.
@@ -142,36 +132,6 @@ class RoutineRun {
         this.scheduler.stop(`the targets could not be read on (${messageOf(err)}): no new call was started`)
       }
     }
-  }
-
-  /**
-   * Feeds wave after wave: every call of a wave is answered (or ends unknown) before the stop rule
-   * is checked and the next starts. After a stop, the later waves' targets get not-made lines.
-   */
-  private async feedWaves(targets: NonNullable<RoutineOptions['targets']>, plan: WavePlan): Promise<void> {
-    const { scheduler, tally } = this
-    const of = plan.counts.length
-    for (let number = 1; number <= of; number++) {
-      this.wave = number
-      const before = { answered: this.answered, bad: tally.badCalls }
-      if (scheduler.accepting) {
-        this.reached = number
-        this.options.info(`Wave ${number} of ${of}: ${formatCount(plan.counts[number - 1])} targets`)
-      }
-      await targets(this.offerAll, place => plan.waveOf[place] === number)
-      await this.drain()
-      if (!scheduler.accepting) continue
-      const total = { answered: this.answered, bad: tally.badCalls }
-      const wave = { number, of, answered: total.answered - before.answered, bad: total.bad - before.bad }
-      const reason = afterWave(this.options.maxFailures, total, wave)
-      if (reason) scheduler.stop(`stopped ${reason}: no new call was started`)
-    }
-  }
-
-  /** Calls that ended: succeeded, failed or unknown. */
-  private get answered(): number {
-    const { tally } = this
-    return tally.count('succeeded') + tally.count('failed') + tally.count('unknown')
   }
 
   /** Offers a batch of targets in order, each as a slot frees; `places`: theirs in the list. */
@@ -185,18 +145,11 @@ class RoutineRun {
   private offer(target: unknown, index: number): void {
     if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
     this.fed++
-    const key = targetKey(target)
-    const finished = this.options.earlier?.finished(key)
-    if (finished !== undefined) {
-      this.tally.add('skipped')
-      return this.write({ key, index, target, outcome: 'skipped', status: finished })
-    }
-    if (this.options.dryRun) return this.plan(target, key, index)
-    const entry: InFlight = { target, key, index, sent: false, abandoned: false }
-    if (!this.scheduler.startNow(entry, this.make)) {
-      this.tally.add('not-made')
-      this.write({ key, index, target, outcome: 'not-made', status: null })
-    }
+    const entry: InFlight = { target, key: targetKey(target), index, sent: false, abandoned: false }
+    const finished = this.options.earlier?.finished(entry.key)
+    if (finished !== undefined) return this.ledger.skipped(entry, finished)
+    if (this.options.dryRun) return this.ledger.plan(entry)
+    if (!this.scheduler.startNow(entry, this.make)) this.ledger.notMade(entry)
   }
 
   /**
@@ -213,56 +166,29 @@ class RoutineRun {
     return end.truncated === true
   }
 
-  private write(fields: LineFields): void {
-    this.record.add(resultLine(this.lineContext, this.wave > 0 ? { ...fields, wave: this.wave } : fields))
-  }
-
   private ended(entry: InFlight, end: CallEnd): void {
-    const { options, scheduler, tally } = this
-    const { target, key, index } = entry
-    const detail = end.error ?? (end.text ? end.text : undefined)
-    tally.call(end.outcome, end.status, () => targetLabel(target, index), index, detail)
-    const { outcome, status, error, attempts, ms, truncated } = end
-    const body = resultBody(end.text, this.record.keepsBodies, truncated)
-    this.write({ key, index, target, outcome, status, error, attempts, ms, body })
-    if (!options.targets && end.status !== null && !truncated && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES) {
-      this.response = redact(end.text)
-    }
-    if (end.status === 401) {
-      const { expiresAtMs } = options.bearer.latest
-      const expiry = expiresAtMs === undefined ? '' : ` (it expires ${new Date(expiresAtMs).toISOString()})`
-      scheduler.stop(`the service refused the token (HTTP 401) at call #${index + 1}${expiry}: no new call was started`)
-    } else {
-      const over = overLimit(options.maxFailures, { answered: this.answered, bad: tally.badCalls })
-      if (over) scheduler.stop(`${over}: no new call was started`)
-    }
-    if (this.record.failure) scheduler.stop('the results file could not be written: no new call was started')
-  }
-
-  private plan(target: unknown, key: string, index: number): void {
-    this.tally.add('planned')
-    const call = plannedCall(this.options.spec, target)
-    if (this.planned.length < PLANNED_SHOWN) this.planned.push(`${call.method} ${call.path}`)
-    this.write({ key, index, target, outcome: 'planned', status: null, body: call.fields })
+    const { options, scheduler, ledger } = this
+    ledger.ended(entry, end)
+    const counts = { answered: ledger.tally.answered, bad: ledger.tally.badCalls }
+    const stop = stopAfterCall(end.status, entry.index, options.maxFailures, counts, options.bearer.latest.expiresAtMs)
+    if (stop) scheduler.stop(stop)
+    if (ledger.record.failure) scheduler.stop('the results file could not be written: no new call was started')
   }
 
   /** A call still open when the drain ended: unknown if it may have been sent, else never made. */
   private abandon(entry: InFlight): void {
     entry.abandoned = true
-    const { target, key, index } = entry
-    const outcome = entry.sent ? 'unknown' : 'not-made'
-    const error = entry.sent ? 'cancelled in flight: no answer before the step stopped' : 'cancelled before it was sent'
-    this.tally.call(outcome, null, targetLabel(target, index), index, error)
-    this.write({ key, index, target, outcome, status: null, error })
+    this.ledger.abandoned(entry, entry.sent)
   }
 
   private progress(): void {
-    const { tally, scheduler } = this
+    const { scheduler } = this
+    const { tally } = this.ledger
     this.options.info(
       progressLine({
         count: this.count,
         done: tally.total,
-        ended: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
+        ended: tally.answered,
         failed: tally.badCalls,
         inFlight: scheduler.inFlight,
         elapsedMs: this.now() - this.started,
@@ -272,20 +198,10 @@ class RoutineRun {
   }
 
   private result(): RoutineResult {
-    const { tally, record } = this
     return {
       count: this.count,
-      calls: this.answered,
-      outcomes: tally.outcomes,
-      byStatus: tally.byStatus,
-      failedByStatus: tally.failedByStatus,
-      failures: tally.failures,
+      ...this.ledger.result(this.unfed),
       durationMs: this.now() - this.started,
-      resultsFile: record.path,
-      unrecorded: record.unrecorded,
-      recordFailure: record.failure,
-      response: this.response,
-      planned: this.planned,
       stopped: this.scheduler.stopped,
       waves: this.options.waves && { counts: this.options.waves.counts, reached: this.reached },
       cancelled: this.cancelledAt !== undefined

@@ -64,3 +64,22 @@ function overRate(percent: number, answered: number, bad: number): string | unde
   const rate = Math.round((bad / answered) * 1000) / 10
   return `${formatCount(bad)} of ${formatCount(answered)} calls failed (${rate} %), more than call-max-failures (${percent}%)`
 }
+
+/**
+ * Why no new call may start after a call ended: the service refused the token (a renewal was
+ * already tried), or the limit is passed; undefined while the routine goes on.
+ */
+export function stopAfterCall(
+  status: number | null,
+  index: number,
+  limit: FailureLimit,
+  counts: CallCounts,
+  expiresAtMs: number | undefined
+): string | undefined {
+  if (status === 401) {
+    const expiry = expiresAtMs === undefined ? '' : ` (it expires ${new Date(expiresAtMs).toISOString()})`
+    return `the service refused the token (HTTP 401) at call #${index + 1}${expiry}: no new call was started`
+  }
+  const over = overLimit(limit, counts)
+  return over && `${over}: no new call was started`
+}

@@ -1,6 +1,8 @@
 import { Bearer } from '../auth/bearer.js'
+import { RecordSigner } from '../auth/record-key.js'
 import { CallSpec } from '../service/call.js'
 import { Outcome } from './lines.js'
+import { RecordHeader } from './record-format.js'
 import { EarlierResults } from './resume.js'
 import { FailureLimit } from './stop-rule.js'
 import { Failure } from './tally.js'
@@ -10,7 +12,7 @@ export interface RoutineOptions {
   readonly spec: CallSpec
   /** The call input as written, for messages. */
   readonly call: string
-  /** The operation's fingerprint (fingerprint.ts): on every line, and in the Idempotency-Key. */
+  /** The operation's fingerprint (fingerprint.ts), in the Idempotency-Key; lines carry the header's. */
   readonly fingerprint: string
   readonly baseUrl: URL
   /** The bearer token of each call: renewed as it nears expiry, recovered once after a 401. */
@@ -30,6 +32,10 @@ export interface RoutineOptions {
   /** The shard input, "K/N", for the lines. */
   readonly shard?: string
   readonly resultsDir: string
+  /** The results file's header: whose the record is. */
+  readonly header: RecordHeader
+  /** Signs the results file's seals: the run's record key, when the job holds one. */
+  readonly signer?: RecordSigner
   /**
    * Feeds every target to `offer` in order, a batch at a time, awaiting each batch; absent for the
    * one call without targets. With `keep`, only the targets at the places it keeps, each batch with
@@ -68,8 +74,9 @@ export interface RoutineResult {
   readonly failures: readonly Failure[]
   readonly durationMs: number
   readonly resultsFile: string
-  /** Lines the results file could not take (a full disk), and why. */
+  /** Lines the results file could not take (a full disk), and why; by outcome. */
   readonly unrecorded: number
+  readonly unrecordedOutcomes: ReadonlyMap<Outcome, number>
   readonly recordFailure?: Error
   /** The body of the one call without targets, when under 1 MiB. */
   readonly response?: string

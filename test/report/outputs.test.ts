@@ -219,6 +219,7 @@ function routine(outcomes: [Outcome, number][], response?: string): RoutineResul
     durationMs: 10,
     resultsFile: '/runner/temp/results-abc.jsonl',
     unrecorded: 0,
+    unrecordedOutcomes: new Map(),
     planned: [],
     cancelled: false,
     response

@@ -17,6 +17,7 @@ const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<R
   durationMs: 2000,
   resultsFile: '/tmp/r.jsonl',
   unrecorded: 0,
+  unrecordedOutcomes: new Map(),
   cancelled: false,
   ...overrides
 })
@@ -164,7 +165,8 @@ describe('routineLines', () => {
           calls: 1,
           stopped: 'the service refused the token (HTTP 401) at call #1: no new call was started',
           recordFailure: new Error('disk full'),
-          unrecorded: 1500
+          unrecorded: 1500,
+          unrecordedOutcomes: new Map([['succeeded', 1500]])
         }
       )
     )
@@ -172,7 +174,7 @@ describe('routineLines', () => {
       '',
       'Stopped early: the service refused the token \\(HTTP 401\\) at call \\#1\\: no new call was started.',
       '',
-      'Writing the results file failed part way: 1,500 lines went unrecorded.'
+      'Writing the results file failed part way: 1,500 outcomes are not in the results file (1,500 succeeded); the counts above are what it holds.'
     ])
     expect(lines.slice(7)).toEqual(['', WHERE, ''])
   })

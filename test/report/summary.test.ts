@@ -182,6 +182,7 @@ describe('the whole summary', () => {
     durationMs: 2000,
     resultsFile: '/tmp/r.jsonl',
     unrecorded: 0,
+    unrecordedOutcomes: new Map(),
     cancelled: false
   })
 

@@ -13,6 +13,7 @@ import { RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/rou
 import { routineError } from '../../src/routine/verdict.js'
 import { mask } from '../../src/secrets.js'
 import { targetKey } from '../../src/targets/key.js'
+import { resultObjects, resultTexts } from '../helpers.js'
 
 type Offer = (batch: readonly unknown[]) => Promise<void>
 
@@ -67,6 +68,18 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
   idempotent: false,
   runId: '42',
   resultsDir: dir,
+  header: {
+    run: '42',
+    attempt: 1,
+    call: '0123456789abcdef',
+    shard: null,
+    snapshot: null,
+    listing: null,
+    where: null,
+    plan: null,
+    canary: false,
+    key: null
+  },
   info: () => undefined,
   ...overrides
 })
@@ -138,10 +151,7 @@ describe('runRoutine', () => {
         'first: target "a" (HTTP 500), target "b" (no response). The job summary and the results-file output list every call; ' +
         'a re-run with call-resume-from makes only what is left.'
     )
-    const lines = readFileSync(result.resultsFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+    const lines = resultObjects(result.resultsFile)
     expect(lines.map(l => l.status).sort()).toEqual([404, 500, null])
     expect(lines.find(l => l.status === null)).toMatchObject({
       error: 'the connection closed before the response ended'
@@ -177,7 +187,7 @@ describe('a dry run', () => {
     expect(result.calls).toBe(0)
     expect(result.planned).toHaveLength(20)
     expect(result.planned[0]).toBe('PATCH /v1/t/t0')
-    const lines = readFileSync(result.resultsFile, 'utf8').trimEnd().split('\n')
+    const lines = resultTexts(result.resultsFile)
     expect(lines).toHaveLength(25)
     expect(lines[1]).toBe(
       '{"key":"t1","call":"0123456789abcdef","outcome":"planned","status":null,"runAttempt":1,"shard":null,' +
@@ -217,10 +227,10 @@ describe('the results file', () => {
   const lineFor = async (body: string): Promise<string> => {
     const { transport } = fake(() => res(200, body))
     const result = await runRoutine(transport, options({ targets: list([{ id: 'a' }]) }))
-    const text = readFileSync(result.resultsFile, 'utf8')
-    expect(text.endsWith('\n')).toBe(true)
-    expect(text.trimEnd().split('\n')).toHaveLength(1)
-    return text.trimEnd()
+    expect(readFileSync(result.resultsFile, 'utf8').endsWith('\n')).toBe(true)
+    const texts = resultTexts(result.resultsFile)
+    expect(texts).toHaveLength(1)
+    return texts[0]
   }
 
   it('keeps a JSON body as the server wrote it, on one line, numbers exactly', async () => {
@@ -289,11 +299,7 @@ describe('a long routine', () => {
 
 describe('runRoutine, rule by rule', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
-  const lines = (file: string) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+  const lines = resultObjects
   const statuses = (answer: (r: HttpRequest) => number) => fake(r => res(answer(r), '{"e":1}'))
 
   it('never has more calls in flight than call-concurrency, and reaches it', async () => {
@@ -471,7 +477,7 @@ describe('runRoutine, rule by rule', () => {
       'target #4',
       'target #5'
     ])
-    const text = readFileSync(result.resultsFile, 'utf8').split('\n')
+    const text = resultTexts(result.resultsFile)
     expect(text[0]).toMatch(
       /^\{"key":"42","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":1,"shard":null,"index":0,"id":42,"attempts":1,"ms":\d+,"body":\{"e":1\}\}$/
     )
@@ -524,7 +530,7 @@ describe('runRoutine, rule by rule', () => {
     const transport: Transport = {
       send: async r => {
         file ||= readdirSync(dir).find(f => f.startsWith('results-')) ?? ''
-        if (r.label === 'call #12') seenOnDisk = readFileSync(join(dir, file), 'utf8').split('\n').length - 1
+        if (r.label === 'call #12') seenOnDisk = resultTexts(join(dir, file)).length
         return res(200, `"${'y'.repeat(10 * 1024)}"`)
       }
     }
@@ -547,11 +553,7 @@ describe('runRoutine, rule by rule', () => {
 
 describe('a cancelled routine', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
-  const lines = (file: string) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+  const lines = resultObjects
 
   it('starts no call after the signal, records calls in flight as unknown and the rest as not made', async () => {
     const cancel = new AbortController()
@@ -668,11 +670,7 @@ describe('a cancelled routine', () => {
 
 describe('a routine, its skips, drain and clean-up', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
-  const lines = (file: string) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+  const lines = resultObjects
   const later = <T>(ms: number, value: T) => new Promise<T>(resolve => setTimeout(() => resolve(value), ms))
   /** Targets whose feed is still reading when the signal comes: the drain then starts from it. */
   const fedUntil = (signal: AbortSignal, targets: unknown[]) => async (offer: Offer) => {
@@ -904,10 +902,7 @@ describe('runRoutine in waves', () => {
       }
     }
   const lines = (result: RoutineResult) =>
-    readFileSync(result.resultsFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l) as { key: string; outcome: string; wave?: number; index: number })
+    resultObjects(result.resultsFile) as { key: string; outcome: string; wave?: number; index: number }[]
   /** Waves of 1, 3 and 6 over t0…t9: t4 first, then t1, t7, t8, then the rest. */
   const waveOf = Uint8Array.from([3, 2, 3, 3, 1, 3, 3, 2, 2, 3])
   const waves = { counts: [1, 3, 6], waveOf }
