@@ -12,16 +12,14 @@ import { getInputs, Inputs } from './inputs.js'
 import { reportInputs } from './inputs/report.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
-import { Preflight } from './routine/preflight.js'
 import { RoutineResult } from './routine/routine.js'
 import { routineError } from './routine/verdict.js'
 import { reportEveryShard } from './report-step.js'
-import { callEveryTarget, verifiedPlan } from './routine-step.js'
+import { callEveryTarget } from './routine-step.js'
+import { RoutineSetup } from './routine-setup.js'
 import { mask, redact } from './secrets.js'
 import { Collected, listInto, readInto } from './targets/collect.js'
-import { RankList, waveRank } from './routine/waves.js'
 import { TargetsFile } from './targets/file.js'
-import { targetKey } from './targets/key.js'
 import { compileSelection } from './targets/select.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
@@ -90,16 +88,10 @@ function discard(made: Made): void {
 async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancellation): Promise<void> {
   // The targets file and the results file: both readable by their owner only.
   const tempDir = process.env.RUNNER_TEMP || tmpdir()
-  // Every target is checked against the call's placeholders as it passes into the targets file.
-  const preflight = inputs.call && new Preflight(inputs.call.spec)
-  // Waves rank the targets by their keys as they pass, so no extra read of the list is needed.
-  const ranks = inputs.call && (inputs.call.waves || inputs.call.canary) ? new RankList() : undefined
-  const onTarget =
-    preflight &&
-    ((target: unknown) => {
-      preflight.check(target)
-      ranks?.add(waveRank(targetKey(target)))
-    })
+  // Every target is checked against the call as it passes into the targets file, and the plan
+  // and the waves' ranks are worked out there too: no extra read of the list.
+  const setup = inputs.call && new RoutineSetup(inputs)
+  const onTarget = setup?.onTarget
   // A condition that does not parse fails here, before any request.
   const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
   const newFile = (): TargetsFile =>
@@ -108,7 +100,9 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   // the step before a token is spent on it.
   const { targetsFrom, targetsDigest, shardSize } = inputs
   let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
-  preflight?.verify()
+  setup?.checkTargets()
+  // With a snapshot, an apply that is not the approved plan fails here, before any request.
+  let plan = targets && setup?.planDigest(targets)
   const obtained = await obtainToken(
     { ...inputs, shardJob: inputs.shard !== undefined, runId: process.env.GITHUB_RUN_ID },
     http
@@ -116,11 +110,13 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   // The run's record key signs the results file, when the sealed token's key is at hand.
   const recordKey = obtained.sealKey.then(key => key && recordSigner(key))
   const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
-  if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
-  preflight?.verify()
+  if (!targets && inputs.listTargets) {
+    targets = await listInto(http, inputs, bearer, newFile())
+    setup?.checkTargets()
+  }
   // Bound before any call: a plan-digest that does not match fails the step here.
-  const plan = inputs.call && verifiedPlan(inputs, targets?.digest ?? '')
-  if (inputs.call) {
+  plan ??= setup?.planDigest(targets)
+  if (setup) {
     const onRecord = (): void => {
       made.phase = 'routine'
     }
@@ -128,8 +124,9 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
       bearer,
       targets,
       signer: await recordKey,
-      plan,
-      ranks: ranks?.values(),
+      plan: inputs.call?.planDigest ?? plan,
+      earlier: setup.earlier,
+      ranks: setup.waveRanks,
       resultsDir: tempDir,
       signals: cancellation,
       onRecord

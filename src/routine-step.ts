@@ -7,7 +7,7 @@ import { RecordSigner } from './auth/record-key.js'
 import { CallIdentity, callFingerprint, recordFingerprint, runIdentity } from './routine/fingerprint.js'
 import { RecordHeader } from './routine/record-format.js'
 import { checkPlan, planDigest } from './routine/plan.js'
-import { readEarlierResults } from './routine/resume.js'
+import { EarlierResults } from './routine/resume.js'
 import { RoutineResult, runRoutine } from './routine/routine.js'
 import { Collected } from './targets/collect.js'
 import { readSnapshot } from './targets/snapshot.js'
@@ -32,13 +32,21 @@ export function callIdentity(inputs: Inputs): CallIdentity {
 }
 
 /**
- * The plan-digest output, and the check of the plan-digest input before any call: the targets'
- * digest (the snapshot's, or the listing's) bound to the call.
+ * The plan1 digest of a step that is neither a dry run nor an apply of a plan2 digest: the targets'
+ * digest (the snapshot's, or the listing's) bound to the call. An approved plan1 digest (made by an
+ * earlier version) is checked, but only where it binds every call: not with `beyond`, an input
+ * that chooses among the targets it does not bind.
  */
-export function verifiedPlan(inputs: Inputs, targetsDigest: string): string {
+export function verifiedPlan(inputs: Inputs, targetsDigest: string, beyond?: string): string {
   const own = planDigest(targetsDigest, callIdentity(inputs))
   const approved = inputs.call!.planDigest
   if (approved) {
+    if (beyond) {
+      throw new Error(
+        `Input plan-digest is a plan1 digest, made by an earlier version of this action, which binds the snapshot and the call but not ${beyond}: ` +
+          'no call was made. Plan again with this version (its plan-digest is plan2, which binds every call), and have that plan approved.'
+      )
+    }
     checkPlan(approved, own)
     core.info('The plan is the approved one (plan-digest): the calls are made as planned')
   }
@@ -50,6 +58,8 @@ export interface RoutineStage {
   readonly targets?: Collected
   /** Signs the results file: the run's record key, when the job holds the secret it comes from. */
   readonly signer?: RecordSigner
+  /** What earlier attempts finished (call-resume-from), read before the targets. */
+  readonly earlier?: EarlierResults
   /** The targets' wave ranks in list order, with call-waves or call-canary. */
   readonly ranks?: Uint32Array
   readonly resultsDir: string
@@ -72,15 +82,7 @@ export async function callEveryTarget(http: Transport, inputs: Inputs, stage: Ro
   const waves = wavePlan(call, stage.ranks)
   const operation = callFingerprint(callIdentity(inputs))
   const header = recordHeader(inputs, stage, recordFingerprint(operation, call.accept))
-  const earlier = call.resumeFrom
-    ? readEarlierResults({
-        from: call.resumeFrom,
-        fingerprint: header.call,
-        shard: inputs.shard,
-        info: core.info,
-        warning: core.warning
-      })
-    : undefined
+  const { earlier } = stage
   const count = targets?.listing.count ?? 1
   sayWhatComes(call, targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call', header, waves)
   return runRoutine(http, {

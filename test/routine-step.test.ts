@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bearer } from '../src/auth/bearer.js'
@@ -7,6 +7,7 @@ import { getInputs, Inputs } from '../src/inputs.js'
 import { callFingerprint, idempotencyKey } from '../src/routine/fingerprint.js'
 import { planDigest } from '../src/routine/plan.js'
 import { callEveryTarget, callIdentity, RoutineSignals, verifiedPlan } from '../src/routine-step.js'
+import { RoutineSetup } from '../src/routine-setup.js'
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
 import { targetKey } from '../src/targets/key.js'
@@ -259,6 +260,7 @@ describe('callEveryTarget', () => {
     const again = fake()
     const inputs = inputsWith({ 'call-resume-from': earlier.resultsFile })
     const result = await callEveryTarget(again.transport, inputs, {
+      earlier: new RoutineSetup(inputs).earlier,
       bearer: bearer(),
       targets: collected(targets),
       resultsDir: dir,
@@ -271,64 +273,6 @@ describe('callEveryTarget', () => {
       ['a', 'skipped', 200, 2],
       ['b', 'succeeded', 200, 2]
     ])
-  })
-
-  it('logs, with core.info, that a resume folder holds no results yet', async () => {
-    const empty = mkdtempSync(join(dir, 'none-'))
-    const inputs = inputsWith({ 'call-resume-from': empty })
-    const { transport, sent } = fake()
-    await callEveryTarget(transport, inputs, {
-      bearer: bearer(),
-      targets: collected([{ id: 'a' }]),
-      resultsDir: dir,
-      signals: signals(),
-      onRecord: () => undefined
-    })
-    expect(sent).toHaveLength(1)
-    expect(written).toContain(
-      `No earlier results in ${empty} (call-resume-from): a first attempt, so every target is called\n`
-    )
-  })
-
-  it('warns, with core.warning, of earlier lines of another call', async () => {
-    const other = await callEveryTarget(fake().transport, inputsWith({ 'call-body': '{"x":1}' }), {
-      bearer: bearer(),
-      targets: collected([{ id: 'a' }]),
-      resultsDir: dir,
-      signals: signals(),
-      onRecord: () => undefined
-    })
-    written.length = 0
-    const { transport, sent } = fake()
-    const inputs = inputsWith({ 'call-resume-from': other.resultsFile })
-    await callEveryTarget(transport, inputs, {
-      bearer: bearer(),
-      targets: collected([{ id: 'a' }]),
-      resultsDir: dir,
-      signals: signals(),
-      onRecord: () => undefined
-    })
-    expect(sent).toHaveLength(1)
-    expect(written).toContain(
-      '::warning::1 of 1 earlier result lines are of another call (another method, path, body or base-url) and were ignored\n'
-    )
-  })
-
-  it('throws before any call when a resume file is not a results file', async () => {
-    const bad = join(dir, 'results-bad.jsonl')
-    writeFileSync(bad, 'not json\n')
-    const inputs = inputsWith({ 'call-resume-from': bad })
-    const { transport, sent } = fake()
-    await expect(
-      callEveryTarget(transport, inputs, {
-        bearer: bearer(),
-        targets: collected([{ id: 'a' }]),
-        resultsDir: dir,
-        signals: signals(),
-        onRecord: () => undefined
-      })
-    ).rejects.toThrow(/^Input call-resume-from: .*; no call was made$/)
-    expect(sent).toHaveLength(0)
   })
 
   it('drains on the first signal: a step cancelled before it starts makes no call', async () => {

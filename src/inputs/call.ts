@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { isPlanDigest } from '../routine/plan.js'
+import { isPlan2Digest } from '../routine/plan-calls.js'
 import { FailureLimit, parseFailureLimit } from '../routine/stop-rule.js'
 import { parseSize, parseWaveSizes, WaveSize } from '../routine/waves.js'
 import { CallSpec, parseCall } from '../service/call.js'
@@ -53,9 +54,12 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     )
   }
   const planDigest = core.getInput('plan-digest') || undefined
-  if (planDigest && !isPlanDigest(planDigest)) {
+  if (planDigest && !isPlanDigest(planDigest) && !isPlan2Digest(planDigest)) {
+    const version = /^plan(\d+)\./.exec(planDigest)?.[1]
     throw new Error(
-      `Input plan-digest must be the plan-digest output of the plan step (plan1. and five hex parts), got "${planDigest}"`
+      version && Number(version) > 2
+        ? `Input plan-digest is a plan${version} digest, made by a newer version of this action than this step runs (it reads plan2, and plan1 before it): upgrade this step's action to the version of the plan step`
+        : `Input plan-digest must be the plan-digest output of the plan step (plan2. and its parts), got "${planDigest}"`
     )
   }
   return {
