@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
-import { parseJsonObject } from '../json.js'
+import { nestsDeeperThan, parseJsonObject } from '../json.js'
+import { MAX_BODY_DEPTH } from '../routine/lines.js'
 import { parseResultLine } from '../routine/result-files.js'
 import { excerpt } from '../secrets.js'
 import { clampAttempt, ReportOutcome } from './merge-table.js'
@@ -76,11 +77,15 @@ function eachLine(file: string, each: (line: string) => void): void {
   }
 }
 
+/** The line's error, else its body. A body nested past MAX_BODY_DEPTH is not written again: JSON.stringify recurses. */
 function saidIn(line: string): string {
   const fields = parseJsonObject(line)
   if (!fields) return ''
   const { error, body } = fields
-  const text =
-    typeof error === 'string' ? error : typeof body === 'string' ? body : body == null ? '' : JSON.stringify(body)
-  return excerpt(text, SAID_CHARS)
+  if (typeof error === 'string') return excerpt(error, SAID_CHARS)
+  if (typeof body === 'string') return excerpt(body, SAID_CHARS)
+  if (body == null) return ''
+  // The line is one level: its body, MAX_BODY_DEPTH more.
+  if (nestsDeeperThan(line, MAX_BODY_DEPTH + 1)) return `(a body nested more than ${MAX_BODY_DEPTH} levels deep)`
+  return excerpt(JSON.stringify(body), SAID_CHARS)
 }

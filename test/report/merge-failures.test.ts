@@ -86,6 +86,20 @@ describe('readFailures', () => {
     expect(readFailures([pending('a', path, { runAttempt: 262_143 })], FP)[0].said).toBe('late')
   })
 
+  it('says a body nested deeper than 64 levels is so, and writes one of 64 levels', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}"deep"${']'.repeat(depth)}`
+    const path = file('r.jsonl', [
+      line('a', 'failed', 500, { body: `"body":${nested(6000)}` }),
+      line('b', 'failed', 500, { body: `"body":${nested(65)}` }),
+      line('c', 'failed', 500, { body: `"body":${nested(64)}` })
+    ])
+    expect(readFailures([pending('a', path), pending('b', path), pending('c', path)], FP).map(f => f.said)).toEqual([
+      '(a body nested more than 64 levels deep)',
+      '(a body nested more than 64 levels deep)',
+      nested(64)
+    ])
+  })
+
   it('skips lines of another call, planned lines and lines that are not result lines', () => {
     const path = file('r.jsonl', [
       'not a result line',
