@@ -1,6 +1,7 @@
 import { messageOf } from '../errors.js'
-import { formatCount } from '../format.js'
-import { readResultFile, ResultFacts, resultFiles, ResultFileError } from '../routine/result-files.js'
+import { formatCount, logSafe, quoted } from '../format.js'
+import { readResultFile, resultFiles, ResultFileError } from '../routine/result-files.js'
+import { ResultFacts } from '../routine/result-line.js'
 import { keyHash, KeyHash } from '../targets/key-table.js'
 import { parseShard } from '../targets/shards.js'
 import { Winner, WinnerTable } from './merge-table.js'
@@ -58,7 +59,8 @@ export function surveyResults(from: string, fingerprint: string | undefined, log
     try {
       readResultFile(file, each, { torn: path => torn.push(path) })
     } catch (err) {
-      const why = err instanceof ResultFileError ? err.message : `${file} cannot be read (${messageOf(err)})`
+      const why =
+        err instanceof ResultFileError ? err.message : `${quoted(file)} cannot be read (${logSafe(messageOf(err))})`
       log.warning(`${why}: none of its lines are counted in the report`)
       unreadable.push(file)
       continue
@@ -168,10 +170,10 @@ export function fileOf(readable: readonly string[], starts: readonly number[], s
   return readable[i]
 }
 
-/** Up to five file names, and how many more. */
+/** Up to five file names, quoted, and how many more. */
 function named(files: readonly string[]): string {
   const more = files.length - MAX_NAMED
-  return files.slice(0, MAX_NAMED).join(', ') + (more > 0 ? ` and ${formatCount(more)} more` : '')
+  return files.slice(0, MAX_NAMED).map(quoted).join(', ') + (more > 0 ? ` and ${formatCount(more)} more` : '')
 }
 
 function add<T>(map: Map<T, number>, key: T, n: number): void {

@@ -169,7 +169,7 @@ describe('mergeResults', () => {
     ])
     const { report, warnings, infos } = await merge({ fingerprint: FP })
     const named = ['mine', 'other-0', 'other-1', 'other-2', 'other-3']
-      .map(f => join(dir, 'results', `${f}.jsonl`))
+      .map(f => `"${join(dir, 'results', `${f}.jsonl`)}"`)
       .join(', ')
     expect(warnings).toEqual([
       `8 result lines are of another call (another method, path, body or base-url) and are not counted, in 8 files: ${named} and 3 more`
@@ -199,7 +199,7 @@ describe('mergeResults', () => {
     file('good.jsonl', [line('c', 'succeeded', 200)])
     const { report, warnings, reported } = await merge({ snapshot: snapshot(['a', 'b', 'c']) })
     expect(warnings).toEqual([
-      `${bad} line 2 is not a result line of this action (it should be one JSON object with key, call and outcome): none of its lines are counted in the report`
+      `"${bad}" line 2 is not a result line of this action: it should be one JSON object naming key, call, outcome, status, runAttempt and shard once each, in the shapes docs/routine.md gives: none of its lines are counted in the report`
     ])
     expect(reported.map(r => r.outcome)).toEqual(['missing', 'missing', 'succeeded'])
     expect(report.unreadable).toEqual([bad])
@@ -211,7 +211,7 @@ describe('mergeResults', () => {
     const b = file('b.jsonl', [line('c', 'failed', 500), '{"key"'], '')
     const { report, warnings } = await merge()
     expect(warnings).toEqual([
-      `2 results files end in a torn line (a writer stopped mid-line), which is ignored: ${a}, ${b}`
+      `2 results files end in a torn line (a writer stopped mid-line), which is ignored: "${a}", "${b}"`
     ])
     expect(counts(report.counts)).toEqual({ succeeded: 1, failed: 1 })
   })
