@@ -48,6 +48,7 @@ describe('surveyResults', () => {
     const b = file('b.jsonl', [line('c', 'succeeded', { shard: '1/2' }), line('d', 'planned')])
     const { infos, warnings, log } = recorder()
     expect(surveyResults(results, FP, log)).toEqual({
+      found: true,
       files: 2,
       readable: [a, b],
       unreadable: [],
@@ -58,9 +59,10 @@ describe('surveyResults', () => {
     expect([infos, warnings]).toEqual([[], []])
   })
 
-  it('warns when report-from holds no results file, and when it does not exist', () => {
-    const { warnings, log } = recorder()
+  it('finds no file in an empty report-from, or one that does not exist, and leaves saying so to the verdict', () => {
+    const { warnings, infos, log } = recorder()
     expect(surveyResults(results, undefined, log)).toEqual({
+      found: true,
       files: 0,
       readable: [],
       unreadable: [],
@@ -69,11 +71,8 @@ describe('surveyResults', () => {
       shardCount: undefined
     })
     const absent = join(dir, 'absent')
-    expect(surveyResults(absent, undefined, log).files).toBe(0)
-    expect(warnings).toEqual([
-      `No results files in ${results} (report-from): there is no line to report`,
-      `No results files in ${absent} (report-from): there is no line to report`
-    ])
+    expect(surveyResults(absent, undefined, log)).toMatchObject({ found: false, files: 0, lines: 0 })
+    expect([warnings, infos]).toEqual([[], []])
   })
 
   it('names the report-from input when the path is neither a file nor a folder', () => {
@@ -175,6 +174,7 @@ describe('surveyResults', () => {
     const bad = file('b.jsonl', [line('b'), line('c'), 'not json', line('d', 'succeeded', { shard: '1/9' })])
     const { warnings, infos, log } = recorder()
     expect(surveyResults(results, undefined, log)).toEqual({
+      found: true,
       files: 2,
       readable: [good],
       unreadable: [bad],
@@ -233,7 +233,7 @@ describe('countLines', () => {
     const c = file('c.jsonl', [line('a', 'failed'), line('e')])
     const table = new WinnerTable()
     const { warnings, log } = recorder()
-    expect(countLines([a, b, c], FP, table, log)).toEqual({ starts: [1, 3, 3], otherCall: 0 })
+    expect(countLines([a, b, c], FP, table, log)).toEqual({ starts: [1, 3, 3], otherCall: 0, counted: 4 })
     expect(warnings).toEqual([])
     expect(table.keys).toBe(3)
     expect(table.winner('a')).toEqual({ outcome: 'failed', status: 200, runAttempt: 1, seq: 3 })
@@ -247,7 +247,7 @@ describe('countLines', () => {
     const b = file('b.jsonl', [line('c'), line('x', 'failed', { call: OTHER }), line('y', 'planned', { call: OTHER })])
     const table = new WinnerTable()
     const { warnings, log } = recorder()
-    expect(countLines([a, b], FP, table, log)).toEqual({ starts: [1, 3], otherCall: 1 })
+    expect(countLines([a, b], FP, table, log)).toEqual({ starts: [1, 3], otherCall: 1, counted: 3 })
     expect(warnings).toEqual([
       `1 result line is of another call (another method, path, body or base-url) and is not counted, in 1 file: "${b}"`
     ])
