@@ -326,7 +326,7 @@ describe('a re-run does only what is left', () => {
         expect.arrayContaining([expect.objectContaining({ key: 't00', status: 201, runAttempt: 2 })])
       )
       expect(second.stdout).toMatch(/^::warning::2 of \d+ earlier result lines are of another call/m)
-      expect(second.stdout).toMatch(/^::warning::.*results\.jsonl ends in a torn line/m)
+      expect(second.stdout).toMatch(/^::warning::".*results\.jsonl" ends in a torn line/m)
     } finally {
       second.cleanup()
     }
@@ -336,13 +336,13 @@ describe('a re-run does only what is left', () => {
     targets = ids(3)
     writeFileSync(
       join(folder, 'results.jsonl'),
-      '{"key":"t00","call":"0","outcome":"succeeded","status":200}\nnot json\n{}\n'
+      '{"key":"t00","call":"0000000000000000","outcome":"succeeded","status":200,"runAttempt":1,"shard":null}\nnot json\n{}\n'
     )
     const run = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-resume-from': folder }), { env: RUN })
     try {
       expectFailure(
         run,
-        /^::error::Input call-resume-from: .*results\.jsonl line 2 is not a result line of this action/
+        /^::error::Input call-resume-from: ".*results\.jsonl" line 2 is not a result line of this action/
       )
       expect(calls()).toHaveLength(0)
     } finally {

@@ -1,6 +1,6 @@
-import { clampAttempt, REPORT_OUTCOMES, ReportOutcome, WinnerTable } from '../../src/report/merge-table.js'
+import { REPORT_OUTCOMES, ReportOutcome, WinnerTable } from '../../src/report/merge-table.js'
 import { Outcome } from '../../src/routine/lines.js'
-import { ResultFacts } from '../../src/routine/result-files.js'
+import { ResultFacts } from '../../src/routine/result-line.js'
 import { keyHash } from '../../src/targets/key-table.js'
 
 const facts = (key: string, outcome: Outcome, status: number | null, runAttempt = 1): ResultFacts => ({
@@ -15,18 +15,6 @@ const facts = (key: string, outcome: Outcome, status: number | null, runAttempt 
 describe('REPORT_OUTCOMES', () => {
   it('lists the outcomes of a report in the order the summary counts them', () => {
     expect(REPORT_OUTCOMES).toEqual(['succeeded', 'skipped', 'failed', 'unknown', 'not-made', 'missing'])
-  })
-})
-
-describe('clampAttempt', () => {
-  it.each([
-    [0, 0],
-    [7, 7],
-    [262_143, 262_143],
-    [262_144, 262_143],
-    [999_999_999, 262_143]
-  ])('keeps attempt %p as %p', (attempt, kept) => {
-    expect(clampAttempt(attempt)).toBe(kept)
   })
 })
 
