@@ -71,11 +71,9 @@ const TOKEN_FROM: Readonly<Record<TokenSource, string>> = {
   input: 'The token input'
 }
 const ADVICE: Readonly<Record<TokenSource, string>> = {
-  exchange:
-    'Check that auth-url (or token-url) is your identity provider: a token endpoint that issues such tokens cannot be used.',
-  sealed:
-    'Remove sealed-token to exchange client credentials for a token, and check the identity provider that issued it.',
-  input: 'Give the token exactly as it was issued, with no quotes, spaces or other text inside it.'
+  exchange: 'Check that auth-url (or token-url) is your identity provider.',
+  sealed: 'Remove sealed-token to exchange client credentials for a fresh token.',
+  input: 'Give the token exactly as it was issued.'
 }
 
 /** Where the token may come from, as the inputs give it: plain values, so that auth knows no input. */

@@ -12,31 +12,32 @@ const TOKEN_NAME = /^([A-Z][A-Z0-9_]*_)?TOKEN$/
  * The namespaces, among those names, that the runner or a well-known tool reads as its own: a
  * tool would take the token for its credential and send it to its own servers, where the token
  * must only reach the service it was issued for. Namespaces, not names: a tool reads more than one
- * (GH_TOKEN and GH_ENTERPRISE_TOKEN, CARGO_REGISTRIES_<name>_TOKEN). Each says who reads it.
+ * (GH_TOKEN and GH_ENTERPRISE_TOKEN, CARGO_REGISTRIES_<name>_TOKEN). docs/security.md names the
+ * credential each reads.
  */
-export const CREDENTIAL_NAMESPACES: readonly (readonly [prefix: string, owner: string])[] = [
-  ['GITHUB_', "the runner sets them, and GitHub's tools read GITHUB_TOKEN as their credential"],
-  ['ACTIONS_', 'the runner reads ACTIONS_RUNTIME_TOKEN and ACTIONS_ID_TOKEN_REQUEST_TOKEN as its own credentials'],
-  ['RUNNER_', 'the runner sets and reads them'],
-  ['INPUT_', 'other actions read them as their inputs'],
-  ['STATE_', 'other actions read them as their saved state'],
-  ['GH_', 'the GitHub CLI reads GH_TOKEN and GH_ENTERPRISE_TOKEN as its credential'],
-  ['GITLAB_', "GitLab's CLI reads GITLAB_TOKEN as its credential"],
-  ['GL_', 'semantic-release reads GL_TOKEN as its GitLab credential'],
-  ['NODE_', "npm reads NODE_AUTH_TOKEN as its registry credential, through setup-node's .npmrc"],
-  ['NPM_', 'npm and its release tools read NPM_TOKEN as their registry credential'],
-  ['YARN_', 'Yarn reads YARN_NPM_AUTH_TOKEN as its registry credential'],
-  ['NUGET_', 'NuGet reads NUGET_AUTH_TOKEN as its registry credential, through setup-dotnet'],
-  ['CARGO_', 'Cargo reads CARGO_REGISTRY_TOKEN and CARGO_REGISTRIES_<name>_TOKEN as its registry credentials'],
-  ['UV_', 'uv reads UV_PUBLISH_TOKEN and UV_GITHUB_TOKEN as its credentials'],
-  ['AWS_', 'the AWS CLI and SDKs read AWS_SESSION_TOKEN as their credential'],
-  ['ARM_', "Azure's Terraform providers read ARM_OIDC_TOKEN as their credential"],
-  ['AZURE_', 'the Azure CLI and SDKs read AZURE_* as their settings and credentials'],
-  ['GOOGLE_', "Google's SDKs and Terraform provider read GOOGLE_OAUTH_ACCESS_TOKEN as their credential"],
-  ['VAULT_', 'HashiCorp Vault reads VAULT_TOKEN as its credential'],
-  ['TFE_', "Terraform's tfe provider reads TFE_TOKEN as its credential"],
-  ['CODECOV_', "Codecov's uploader reads CODECOV_TOKEN as its credential"],
-  ['HOMEBREW_', 'Homebrew reads HOMEBREW_GITHUB_API_TOKEN as its credential']
+export const CREDENTIAL_NAMESPACES: readonly (readonly [prefix: string, reader: string])[] = [
+  ['GITHUB_', 'the runner and GitHub tools'],
+  ['ACTIONS_', 'the runner'],
+  ['RUNNER_', 'the runner'],
+  ['INPUT_', "other actions' inputs"],
+  ['STATE_', "other actions' state"],
+  ['GH_', 'the GitHub CLI'],
+  ['GITLAB_', "GitLab's CLI"],
+  ['GL_', 'semantic-release'],
+  ['NODE_', 'npm, through setup-node'],
+  ['NPM_', 'npm'],
+  ['YARN_', 'Yarn'],
+  ['NUGET_', 'NuGet'],
+  ['CARGO_', 'Cargo'],
+  ['UV_', 'uv'],
+  ['AWS_', 'AWS tools'],
+  ['ARM_', "Azure's Terraform providers"],
+  ['AZURE_', 'Azure tools'],
+  ['GOOGLE_', 'Google tools'],
+  ['VAULT_', 'Vault'],
+  ['TFE_', 'Terraform'],
+  ['CODECOV_', 'Codecov'],
+  ['HOMEBREW_', 'Homebrew']
 ]
 
 /** A name that passes, for the messages: the README's. */
@@ -52,7 +53,7 @@ export function exportRefusal(name: string): string | undefined {
     return 'only a name that ends in _TOKEN (or TOKEN itself) is exported: tools read such a name as a credential, not as code or settings'
   }
   const namespace = CREDENTIAL_NAMESPACES.find(([prefix]) => upper.startsWith(prefix))
-  return namespace && `names that start with ${namespace[0]} are taken (${namespace[1]})`
+  return namespace && `names that start with ${namespace[0]} are taken by ${namespace[1]}`
 }
 
 export function variableName(name: string): string | undefined {

@@ -75,7 +75,7 @@ describe('export-variable', () => {
       expectFailure(
         run,
         new RegExp(
-          `^::error::Input export-variable cannot be ${name}: names that start with ${prefix} are taken \\(.+\\)\\. ` +
+          `^::error::Input export-variable cannot be ${name}: names that start with ${prefix} are taken by [^.]+\\. ` +
             'Choose a name of your own, such as SERVICE_TOKEN\\.$'
         )
       )
@@ -115,7 +115,7 @@ describe('a token that is not inert text', () => {
           new RegExp(
             `^::error::The identity provider's access_token has ${flaw}, and a Bearer token may hold only ` +
               'letters, digits, - \\. _ ~ \\+ / and = as trailing padding \\(RFC 6750\\): it was not used, output or ' +
-              'exported\\. Check that auth-url \\(or token-url\\) is your identity provider'
+              'exported\\. Check that auth-url \\(or token-url\\) is your identity provider\\.$'
           )
         )
         expect(api.requests).toHaveLength(0)
