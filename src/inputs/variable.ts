@@ -6,7 +6,7 @@ import * as core from '@actions/core'
  * setting a tool adds next year are all refused by it. Tools read a *_TOKEN as a credential, never
  * as code or as settings that change what they run.
  */
-const TOKEN_NAME = /^([A-Z][A-Z0-9_]*_)?TOKEN$/
+const TOKEN_NAME = /^([A-Z0-9_]*_)?TOKEN$/
 
 /**
  * The namespaces, among those names, that the runner or a well-known tool reads as its own: a

@@ -10,8 +10,8 @@ const SETTINGS = [
   ...['MAKEFLAGS', 'CC', 'CFLAGS', 'KUBECONFIG', 'AWS_CONFIG_FILE', 'RUSTC_WRAPPER', 'PATH', 'BASH_ENV', 'ENV'],
   ...['LD_PRELOAD', 'NODE_OPTIONS', 'GIT_SSH_COMMAND', 'PS4', 'PROMPT_COMMAND', 'HTTPS_PROXY', 'no_proxy'],
   ...['JAVA_TOOL_OPTIONS', 'PERL5OPT', 'PYTHONSTARTUP', 'GOFLAGS', 'DOCKER_HOST', 'SSL_CERT_FILE', 'HOME'],
-  // Near misses of the rule: its anchors, its separator and its first letter.
-  ...['TOKENS', 'SERVICE_TOKENS', 'SERVICETOKEN', 'TOKEN_URL', 'MY_TOKEN_FILE', '_TOKEN', '1_TOKEN', 'A_TOKENX']
+  // Near misses of the rule: its anchors and its separator.
+  ...['TOKENS', 'SERVICE_TOKENS', 'SERVICETOKEN', 'TOKEN_URL', 'MY_TOKEN_FILE', 'A_TOKENX', 'TOKEN_', '_TOKENS']
 ]
 
 // One name of each namespace another program reads as its own, in both cases where the rule says
@@ -49,7 +49,17 @@ const TAKEN: [string, string][] = [
 const FREE = [
   ...['SERVICE_TOKEN', 'M2M_TOKEN', 'TOKEN', 'token', 'Service_Token', 'API_ACCESS_TOKEN', 'S3_TOKEN', 'X_TOKEN'],
   ...['MY_GITHUB_TOKEN', 'GITHUBX_TOKEN', 'GHX_TOKEN', 'NODEJS_TOKEN', 'AWSX_TOKEN', 'PATH_TOKEN', 'MAKEFLAGS_TOKEN'],
-  ...['VAULTED_TOKEN', 'INPUTS_TOKEN', 'STATES_TOKEN', 'RUNNERS_TOKEN', 'GL2_TOKEN', 'UVX_TOKEN', 'TF_VAR_X_TOKEN']
+  ...[
+    'VAULTED_TOKEN',
+    'INPUTS_TOKEN',
+    'STATES_TOKEN',
+    'RUNNERS_TOKEN',
+    'GL2_TOKEN',
+    'UVX_TOKEN',
+    'TF_VAR_X_TOKEN',
+    '_TOKEN',
+    '__X_TOKEN'
+  ]
 ]
 
 describe('exportRefusal', () => {
