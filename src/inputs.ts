@@ -9,7 +9,6 @@ import { mask, maskPrivateKey } from './secrets.js'
 import { Shard } from './targets/shards.js'
 
 export { DEFAULTS } from './inputs/read.js'
-export { isReservedVariable } from './inputs/variable.js'
 export type { CallInputs } from './inputs/call.js'
 
 export interface Inputs {

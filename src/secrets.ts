@@ -3,8 +3,8 @@ import { Fragments } from './redact/fragments.js'
 import { secretSpans, withoutSpans } from './redact/views.js'
 
 // The runner hides a registered value as it is and base64-, JSON-, upper-case URI- and
-// XML-escaped; a server may echo it in forms the runner does not hide, so those are registered
-// too. redact() does not list forms: it decodes what it reads (src/redact/views.ts).
+// XML-escaped; a server may echo it in forms the runner does not hide (hex, base64url, …), so those
+// are registered too. redact() does not list forms: it decodes what it reads (src/redact/views.ts).
 const fragments = new Fragments()
 
 /** Registers a secret, and the forms of it a server may echo, with the runner and with redact(). */
@@ -78,7 +78,10 @@ export function echoedForms(value: string): string[] {
     ),
     htmlEscaped(value, c => `&#${c.codePointAt(0)};`),
     htmlEscaped(value, c => `&#x${(c.codePointAt(0) as number).toString(16).toUpperCase()};`),
-    htmlEscaped(value, c => NAMED_REFERENCES[c] ?? `&#${c.codePointAt(0)};`)
+    htmlEscaped(value, c => NAMED_REFERENCES[c] ?? `&#${c.codePointAt(0)};`),
+    // Its UTF-8 bytes in hex, as a hex dump or a debug log of bytes writes them.
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase()
   ]
 }
 

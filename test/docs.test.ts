@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { DEFAULTS } from '../src/inputs.js'
+import { CREDENTIAL_NAMESPACES } from '../src/inputs/variable.js'
 
 interface Spec {
   readonly description: string
@@ -201,5 +202,14 @@ describe("README's workflow examples", () => {
     for (const [, output] of readme.matchAll(/steps\.m2m\.outputs\.([\w-]+)/g)) {
       expect(Object.keys(action.outputs)).toContain(output)
     }
+  })
+})
+
+describe('docs/security.md', () => {
+  it('lists every namespace export-variable refuses, and no other', () => {
+    const security = readFileSync(join('docs', 'security.md'), 'utf8')
+    const table = security.split('| Namespace ')[1].split('\n\n')[0]
+    const listed = [...table.matchAll(/^ *\| ([^|]+)\|/gm)].flatMap(([, cell]) => cell.match(/[A-Z]+_(?=`)/g) ?? [])
+    expect(listed.sort()).toEqual(CREDENTIAL_NAMESPACES.map(([prefix]) => prefix).sort())
   })
 })

@@ -35,7 +35,9 @@ describe('secrets', () => {
       '::add-mask::a b\\/ü+c\n', // JSON, escaped slash
       '::add-mask::a b/ü\\u002Bc\n', // JSON as .NET writes it
       '::add-mask::a b/ü&#43;c\n', // HTML references: decimal
-      '::add-mask::a b/ü&#x2B;c\n' // and hex (the named form is the decimal one here)
+      '::add-mask::a b/ü&#x2B;c\n', // and hex (the named form is the decimal one here)
+      '::add-mask::6120622fc3bc2b63\n', // its UTF-8 bytes in hex, which the runner does not hide
+      '::add-mask::6120622FC3BC2B63\n'
     ])
     written.length = 0
     mask('a b/ü+c')
@@ -78,7 +80,9 @@ describe('secrets', () => {
     ['lower-case percent-encoded', encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, h => h.toLowerCase())],
     ['form-encoded', new URLSearchParams({ s: secret }).toString().slice(2)],
     ['base64', Buffer.from(secret).toString('base64')],
-    ['base64url', Buffer.from(secret).toString('base64url')]
+    ['base64url', Buffer.from(secret).toString('base64url')],
+    ['in lower-case hex', Buffer.from(secret).toString('hex')],
+    ['in upper-case hex', Buffer.from(secret).toString('hex').toUpperCase()]
   ])('redacts the secret %s', (_form, echoed) => {
     mask(secret)
     expect(echoedForms(secret)).toContain(echoed)
@@ -163,7 +167,16 @@ describe('redaction through normalising views', () => {
     ['base64url', Buffer.from(SECRET).toString('base64url')],
     ['JSON in a JSON string', JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1)],
     ['HTML-escaped twice', html({ "'": '&amp;#39;', '&': '&amp;amp;' })],
-    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(SECRET))]
+    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(SECRET))],
+    ['in lower-case hex', Buffer.from(SECRET).toString('hex')],
+    ['in upper-case hex', Buffer.from(SECRET).toString('hex').toUpperCase()],
+    // Hex is matched in every view, as the other forms are: here its digits \u-escaped.
+    [
+      'in hex, each digit \\u-escaped',
+      Buffer.from(SECRET)
+        .toString('hex')
+        .replace(/./g, h => `\\u00${h.charCodeAt(0).toString(16)}`)
+    ]
   ])('withholds the secret %s', (_form, echoed) => {
     expect(redact(`said: ${echoed}!`)).toBe('said: ***!')
   })
@@ -198,14 +211,23 @@ describe('redaction through normalising views', () => {
     ['HTML-escaped', fragment.replace('&', '&amp;').replace("'", '&#39;').replace('<', '&lt;')],
     ['JSON \\u-escaped', fragment.replace('<', '\\u003c')],
     ['percent-encoded', encodeURIComponent(fragment)],
-    ['base64', Buffer.from(`..${fragment}..`).toString('base64')]
+    ['base64', Buffer.from(`..${fragment}..`).toString('base64')],
+    ['in lower-case hex', Buffer.from(fragment).toString('hex')],
+    ['in upper-case hex', Buffer.from(fragment).toString('hex').toUpperCase()]
   ])('withholds a run of 12 characters of the secret %s', (_form, echoed) => {
     expect(redact(`said: ${echoed}!`)).toMatch(/^said: [A-Za-z0-9+/]*\*\*\*[A-Za-z0-9+/=]*!$/)
   })
 
   it('keeps a run of 11 characters, and text that merely looks encoded', () => {
     const eleven = SECRET.slice(10, 21)
-    for (const text of [eleven, encodeURIComponent(eleven), '100% &amp; \\u0041 &#39; QUJDREVGR0hJSktMTU5PUA==']) {
+    const hex = Buffer.from(eleven).toString('hex')
+    for (const text of [
+      eleven,
+      encodeURIComponent(eleven),
+      hex,
+      hex.toUpperCase(),
+      '100% &amp; \\u0041 &#39; QUJDREVGR0hJSktMTU5PUA=='
+    ]) {
       expect(redact(text)).toBe(text)
     }
   })
@@ -214,6 +236,16 @@ describe('redaction through normalising views', () => {
     mask('sh0rt+s')
     expect(redact('a sh0rt+s b sh0rt%2Bs c sh0rt&#43;s d')).toBe('a *** b *** c *** d')
     expect(redact('sh0rt')).toBe('sh0rt')
+    const hex = Buffer.from('sh0rt+s').toString('hex')
+    expect(redact(`a ${hex} b ${hex.toUpperCase()} c ${hex.slice(0, -2)} d`)).toBe(
+      `a *** b *** c ${hex.slice(0, -2)} d`
+    )
+  })
+
+  it('withholds the hex of the secret inside a longer hex blob, and keeps the bytes around it', () => {
+    const blob = (prefix: string, suffix: string) => Buffer.from(`${prefix}${SECRET}${suffix}`).toString('hex')
+    expect(redact(`dump: ${blob('\u0000\u00ff', 'z')}`)).toBe('dump: 00c3bf***7a')
+    expect(redact(`DUMP: ${blob('a', '\u0001').toUpperCase()}.`)).toBe('DUMP: 61***01.')
   })
 
   it('withholds the UTF-8 bytes of a secret in base64, as percent bytes too', () => {
@@ -257,6 +289,13 @@ describe('maskPrivateKey', () => {
   it('registers no line of the key under 4 characters without its blanks: it would hide words', () => {
     maskPrivateKey(['-----BEGIN PRIVATE KEY-----', body[0], '  ab', body[1], '-----END PRIVATE KEY-----'].join('\n'))
     expect(written.filter(line => /^::add-mask::\s*ab\s*$/.test(line))).toEqual([])
+  })
+
+  it('withholds a line of the key in hex', () => {
+    maskPrivateKey(pem.join('\n'))
+    const hex = Buffer.from(body[1]).toString('hex')
+    expect(redact(`key bytes: ${hex}`)).toBe('key bytes: ***')
+    expect(redact(`KEY BYTES: ${hex.toUpperCase()}`)).toBe('KEY BYTES: ***')
   })
 
   it('withholds a run across two lines of the key, as JSON writes it', () => {
@@ -318,6 +357,7 @@ describe('holdsSecret', () => {
     const token = 'eyJ0eXAiOiJKV1QifQ.only-this-token.signature'
     expect(holdsSecret(Buffer.from(token).toString('base64'), token)).toBe(true)
     expect(holdsSecret(`x${encodeURIComponent(token)}`, token)).toBe(true)
+    expect(holdsSecret(`x${Buffer.from(token).toString('hex').toUpperCase()}x`, token)).toBe(true)
     expect(holdsSecret('nothing here', token)).toBe(false)
     expect(redact(token)).toBe(token)
   })

@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { formatDuration } from '../format.js'
 import { Http } from '../http/client.js'
 import { mask } from '../secrets.js'
+import { B64TOKEN_CHARACTERS, b64tokenFlaw } from './b64token.js'
 import { Credentials } from './credentials.js'
 import { exchangeToken, IssuedToken } from './exchange.js'
 import { readClaims } from './jwt.js'
@@ -39,8 +40,19 @@ interface TokenFacts {
   readonly expiresInSeconds?: number
 }
 
-/** The one place a Token is made: the JWT is read once, for the expiry it may state and the subject. */
+/**
+ * The one place a Token is made, whatever its source: its characters are checked, so that no token
+ * is used, output or exported unless it is inert text; the JWT is read once, for the expiry it may
+ * state and the subject.
+ */
 function makeToken(facts: TokenFacts, source: TokenSource, now: number): Token {
+  const flaw = b64tokenFlaw(facts.accessToken)
+  if (flaw !== undefined) {
+    throw new Error(
+      `${TOKEN_FROM[source]} ${flaw}, and a Bearer token may hold only ${B64TOKEN_CHARACTERS} (RFC 6750): ` +
+        `it was not used, output or exported. ${ADVICE[source]}`
+    )
+  }
   const claims = readClaims(facts.accessToken)
   const expiresAtMs = facts.expiresAtMs ?? (claims.exp === undefined ? undefined : claims.exp * 1000)
   return {
@@ -53,6 +65,17 @@ function makeToken(facts: TokenFacts, source: TokenSource, now: number): Token {
     expiresInSeconds: facts.expiresInSeconds ?? secondsLeft(expiresAtMs, now),
     source
   }
+}
+
+const TOKEN_FROM: Readonly<Record<TokenSource, string>> = {
+  exchange: "The identity provider's access_token",
+  sealed: 'The token in the sealed-token input',
+  input: 'The token input'
+}
+const ADVICE: Readonly<Record<TokenSource, string>> = {
+  exchange: 'Check that auth-url (or token-url) is your identity provider.',
+  sealed: 'Remove sealed-token to exchange client credentials for a fresh token.',
+  input: 'Give the token exactly as it was issued.'
 }
 
 /** Where the token may come from, as the inputs give it: plain values, so that auth knows no input. */
@@ -99,12 +122,9 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       mask(opened.accessToken)
       const left = (opened.expiresAtMs - now) / 1000
       if (left >= inputs.minValiditySeconds) {
+        const token = makeToken(opened, 'sealed', now)
         core.info(`Reused the sealed token${lifetime(opened.expiresAtMs, now)}; no token request made`)
-        return {
-          token: makeToken(opened, 'sealed', now),
-          sealed: Promise.resolve(inputs.sealedToken),
-          sealKey: Promise.resolve(openedKey)
-        }
+        return { token, sealed: Promise.resolve(inputs.sealedToken), sealKey: Promise.resolve(openedKey) }
       }
       core.warning(
         `The sealed-token input ${left > 0 ? `expires in ${formatDuration(left)}` : 'has expired'}, ` +
@@ -114,6 +134,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
   }
 
   const issued = await exchangeToken(http, credentials, mask)
+  const token = issuedToken(issued, now)
   // The key derivation starts once there is a token to seal, on the thread pool, and overlaps the
   // listing. Not before: a derivation under way holds the process open when the exchange fails.
   const sealer = canSeal(credentials) ? new Sealer(credentials, inputs.baseUrl, inputs.runId) : undefined
@@ -122,7 +143,6 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       `No sealed-token output: client-auth ${credentials.auth.method} holds no secret to seal with, so each job of a fan-out exchanges its own`
     )
   }
-  const token = issuedToken(issued, now)
   core.info(`Exchanged client credentials for a token${lifetime(token.expiresAtMs, now)}`)
   const { expiresAtMs } = token
   const sealed =

@@ -1,66 +1,59 @@
 import * as core from '@actions/core'
 
 /**
- * Names a shell, the dynamic loader, an interpreter, git or ssh, a proxy or TLS stack, or the
- * runner reads: the token must not land in any of them (README, Security). By rule, not by list
- * of examples: every name of these families is refused. A name the pattern below already covers
- * (BASH_ENV, PERL5OPT, JAVA_TOOL_OPTIONS, …) is not repeated in the list.
+ * The names export-variable may take: a name that ends in _TOKEN, or TOKEN. An allow rule, not a
+ * list of dangers, so that it cannot be outgrown: MAKEFLAGS, CC, KUBECONFIG, RUSTC_WRAPPER and the
+ * setting a tool adds next year are all refused by it. Tools read a *_TOKEN as a credential, never
+ * as code or as settings that change what they run.
  */
-const RESERVED_NAMES = new Set([
-  'PATH',
-  'ENV',
-  'HOME',
-  'IFS',
-  'SHELL',
-  'SHELLOPTS',
-  'BASHOPTS',
-  'CDPATH',
-  'GLOBIGNORE',
-  'PROMPT_COMMAND',
-  'HISTFILE',
-  'TMPDIR',
-  'ZDOTDIR',
-  'EDITOR',
-  'VISUAL',
-  'PAGER',
-  'GCONV_PATH',
-  'LOCPATH',
-  'NLSPATH',
-  'HOSTALIASES',
-  'RESOLV_HOST_CONF',
-  'CLASSPATH',
-  'RUBYOPT',
-  'RUBYLIB',
-  'GEM_HOME',
-  'GEM_PATH',
-  '_JAVA_OPTIONS',
-  'JDK_JAVA_OPTIONS',
-  'MAVEN_OPTS',
-  'GRADLE_OPTS',
-  'GOFLAGS',
-  'RUSTFLAGS',
-  'REQUESTS_CA_BUNDLE',
-  'OPENSSL_CONF',
-  'OPENSSL_ENGINES',
-  'LESSOPEN',
-  'MANPAGER',
-  'BROWSER'
-])
-const RESERVED_PATTERN = new RegExp(
-  [
-    '^(GITHUB|RUNNER|ACTIONS|INPUT|STATE)_', // the runner's own, and other actions' inputs and state
-    '^(LD|DYLD|MALLOC|GLIBC)_', // the dynamic loader and libc
-    '^(NODE|NPM|YARN|PIP|RUBY|BUNDLE|GIT|SSH|GNUPG|GPG|DOCKER|KUBE|SSL|BASH|ZSH|CURL|JAVA|DOTNET)_', // tools
-    '^(PYTHON|PERL)', // PYTHONPATH, PYTHONSTARTUP, PERL5OPT
-    '_PROXY$', // proxies: HTTPS_PROXY, ALL_PROXY, NO_PROXY
-    '^PS\\d$' // shell prompts, PS4 runs with set -x
-  ].join('|'),
-  'i'
-)
+const TOKEN_NAME = /^([A-Z0-9_]*_)?TOKEN$/
 
-/** Whether export-variable may not name it. */
-export function isReservedVariable(name: string): boolean {
-  return RESERVED_NAMES.has(name.toUpperCase()) || RESERVED_PATTERN.test(name)
+/**
+ * The namespaces, among those names, that the runner or a well-known tool reads as its own: a
+ * tool would take the token for its credential and send it to its own servers, where the token
+ * must only reach the service it was issued for. Namespaces, not names: a tool reads more than one
+ * (GH_TOKEN and GH_ENTERPRISE_TOKEN, CARGO_REGISTRIES_<name>_TOKEN). docs/security.md names the
+ * credential each reads.
+ */
+export const CREDENTIAL_NAMESPACES: readonly (readonly [prefix: string, reader: string])[] = [
+  ['GITHUB_', 'the runner and GitHub tools'],
+  ['ACTIONS_', 'the runner'],
+  ['RUNNER_', 'the runner'],
+  ['INPUT_', "other actions' inputs"],
+  ['STATE_', "other actions' state"],
+  ['GH_', 'the GitHub CLI'],
+  ['GITLAB_', "GitLab's CLI"],
+  ['GL_', 'semantic-release'],
+  ['NODE_', 'npm, through setup-node'],
+  ['NPM_', 'npm'],
+  ['YARN_', 'Yarn'],
+  ['NUGET_', 'NuGet'],
+  ['CARGO_', 'Cargo'],
+  ['UV_', 'uv'],
+  ['AWS_', 'AWS tools'],
+  ['ARM_', "Azure's Terraform providers"],
+  ['AZURE_', 'Azure tools'],
+  ['GOOGLE_', 'Google tools'],
+  ['VAULT_', 'Vault'],
+  ['TFE_', 'Terraform'],
+  ['CODECOV_', 'Codecov'],
+  ['HOMEBREW_', 'Homebrew']
+]
+
+/** A name that passes, for the messages: the README's. */
+const EXAMPLE = 'SERVICE_TOKEN'
+
+/**
+ * Why export-variable may not name `name`, as the end of a sentence; undefined when it may. Any
+ * case: a runner on Windows reads github_token as GITHUB_TOKEN.
+ */
+export function exportRefusal(name: string): string | undefined {
+  const upper = name.toUpperCase()
+  if (!TOKEN_NAME.test(upper)) {
+    return 'only a name that ends in _TOKEN (or TOKEN itself) is exported: tools read such a name as a credential, not as code or settings'
+  }
+  const namespace = CREDENTIAL_NAMESPACES.find(([prefix]) => upper.startsWith(prefix))
+  return namespace && `names that start with ${namespace[0]} are taken by ${namespace[1]}`
 }
 
 export function variableName(name: string): string | undefined {
@@ -69,10 +62,9 @@ export function variableName(name: string): string | undefined {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
     throw new Error(`Input ${name} must be an environment variable name (letters, digits, _), got "${value}"`)
   }
-  if (isReservedVariable(value)) {
-    throw new Error(
-      `Input ${name} must not name a variable that changes how later steps run or what they trust (${value}); choose another name`
-    )
+  const refusal = exportRefusal(value)
+  if (refusal !== undefined) {
+    throw new Error(`Input ${name} cannot be ${value}: ${refusal}. Choose a name of your own, such as ${EXAMPLE}.`)
   }
   return value
 }

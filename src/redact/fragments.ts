@@ -4,6 +4,8 @@ export const MIN_RUN = 12
 export const MIN_SECRET = 4
 /** Base64 characters that can only come from 12 bytes of a secret, at any byte offset of a blob. */
 const MIN_BASE64_RUN = Math.ceil((MIN_RUN * 8) / 6) - 1
+/** Hex digits of 12 bytes of a secret: two a byte, aligned in any blob. */
+const MIN_HEX_RUN = 2 * MIN_RUN
 
 // Any run of 12 or more characters holds a 3-character block that starts at a multiple of 10: a
 // text is looked up every 10 characters only, and a block with a character no form has (a quote, a
@@ -19,9 +21,10 @@ const FILTER_BITS = 20
 
 /**
  * Every secret the action knows, as the blocks of its forms: the secret; with each space as + (form
- * encoding); its UTF-8 bytes one character each (what percent-encoding decodes to); and its base64
- * and base64url at each of the three byte offsets it can have in a longer blob, without the edge
- * characters that depend on the bytes around it. Base64 is matched as it is written, not decoded.
+ * encoding); its UTF-8 bytes one character each (what percent-encoding decodes to); its UTF-8 bytes
+ * in hex, lower and upper case; and its base64 and base64url at each of the three byte offsets it
+ * can have in a longer blob, without the edge characters that depend on the bytes around it. Base64
+ * and hex are matched as they are written, not decoded: a text is not scanned for what may be either.
  */
 export class Fragments {
   private readonly forms: string[] = []
@@ -45,13 +48,17 @@ export class Fragments {
   add(secret: string): void {
     if (secret.length < MIN_SECRET) return
     const whole = secret.length < MIN_RUN
-    for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false)
+    // A JWT's header (alg, typ, kid) is the same in every token of an issuer: a run counts only
+    // with 12 characters after it, so another token of the issuer is not taken for this one.
+    const header = JWT_HEADER.exec(secret)?.[0].length ?? 0
+    for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false, header)
+    for (const form of hexForms(secret)) this.addForm(form, whole ? form.length : MIN_HEX_RUN, false, 2 * header)
     for (const form of base64Forms(secret)) {
-      if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true)
+      if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true, 0)
     }
   }
 
-  private addForm(form: string, minRun: number, base64: boolean): void {
+  private addForm(form: string, minRun: number, base64: boolean, header: number): void {
     if (this.known.has(form)) return
     this.known.add(form)
     if (minRun < STRIDE + BLOCK - 1) {
@@ -65,9 +72,6 @@ export class Fragments {
     const index = this.forms.push(form) - 1
     this.minRuns.push(minRun)
     this.base64.push(base64)
-    // A JWT's header (alg, typ, kid) is the same in every token of an issuer: a run counts only
-    // with 12 characters after it, so another token of the issuer is not taken for this one.
-    const header = base64 ? 0 : (JWT_HEADER.exec(form)?.[0].length ?? 0)
     this.publicEnds.push(header)
     for (let p = Math.max(0, header - BLOCK + 1); p + BLOCK <= form.length; p++) {
       const h = hashAt(form, p)
@@ -146,6 +150,12 @@ function textForms(secret: string): string[] {
   // eslint-disable-next-line no-control-regex
   if (/[^\u0000-\u007f]/.test(secret)) forms.push(Buffer.from(secret, 'utf8').toString('latin1'))
   return forms
+}
+
+/** The secret's UTF-8 bytes in hex, as a hex dump or a debug log writes them: lower and upper case. */
+function hexForms(secret: string): string[] {
+  const hex = Buffer.from(secret, 'utf8').toString('hex')
+  return [hex, hex.toUpperCase()]
 }
 
 /**

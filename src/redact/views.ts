@@ -4,8 +4,8 @@ import { Fragments } from './fragments.js'
 /**
  * A text seen through normalising views, each searched for the secrets' fragments: the text as it
  * is, and up to three layers of percent-encoding, HTML references and JSON/JS escapes undone (JSON
- * in a JSON string, &amp;#39;). Base64 needs no view: the secrets' base64 forms are searched for in
- * each (fragments.ts). A match in any view is mapped back to the span of the text it came from.
+ * in a JSON string, &amp;#39;). Base64 and hex need no view: the secrets' base64 and hex forms are
+ * searched for in each (fragments.ts). A match in any view is mapped back to the span of the text it came from.
  */
 
 const MAX_LAYERS = 3

@@ -193,9 +193,10 @@ describe('obtainToken: the edges of each source', () => {
     proofInputs: 'the client-id input'
   }
 
-  it('takes an absent token input as an empty token', async () => {
-    const { token } = await obtainToken({ ...base, credentials: undefined }, recordingHttp().http, NOW)
-    expect(token.accessToken).toBe('')
+  it('refuses an absent token input as an empty token', async () => {
+    await expect(obtainToken({ ...base, credentials: undefined }, recordingHttp().http, NOW)).rejects.toThrow(
+      'The token input is empty, and a Bearer token may hold only'
+    )
   })
 
   it('warns a shard job word for word', async () => {
@@ -244,6 +245,62 @@ describe('obtainToken: the edges of each source', () => {
     expect(written).toContain(
       'No sealed-token output: client-auth no-secret-test holds no secret to seal with, so each job of a fan-out exchanges its own\n'
     )
+  })
+})
+
+describe('obtainToken: a token that is not inert text', () => {
+  const written = captureStdout()
+  const HOSTILE = '--eval=$(shell echo pwned)'
+  const rule =
+    'and a Bearer token may hold only letters, digits, - . _ ~ + / and = as trailing padding (RFC 6750): ' +
+    'it was not used, output or exported.'
+
+  it('refuses a token input, saying what is wrong and what to do, without quoting it', async () => {
+    const failed = obtainToken({ ...base, credentials: undefined, token: 'abc;def' }, recordingHttp().http, NOW)
+    await expect(failed).rejects.toThrow(
+      new Error(
+        `The token input has a punctuation character other than - . _ ~ + / at character 4 of 7, ${rule} ` +
+          'Give the token exactly as it was issued.'
+      )
+    )
+    expect(written.join('')).not.toContain('Using the token')
+  })
+
+  it("refuses an identity provider's token before anything is said of it, and seals nothing", async () => {
+    issued({ access_token: HOSTILE, expires_in: 600 })
+    const failed = obtainToken(base, recordingHttp().http, NOW)
+    await expect(failed).rejects.toThrow(
+      new Error(
+        `The identity provider's access_token has an = that is not trailing padding at character 7 of 26, ${rule} ` +
+          'Check that auth-url (or token-url) is your identity provider.'
+      )
+    )
+    await failed.catch((err: Error) => expect(err.message).not.toContain('shell'))
+    // Masked the moment it was parsed, like any token; then neither announced nor sealed.
+    expect(written).toContain(`::add-mask::${HOSTILE}\n`)
+    expect(written.join('')).not.toMatch(/Exchanged|sealed-token/)
+  })
+
+  it('refuses a sealed token that holds one', async () => {
+    const sealedToken = await new Sealer(base.credentials!, base.baseUrl).seal({
+      accessToken: 'sealed token',
+      expiresAtMs: NOW + 3_600_000
+    })
+    await expect(obtainToken({ ...base, sealedToken }, recordingHttp().http, NOW)).rejects.toThrow(
+      new Error(
+        `The token in the sealed-token input has a space at character 7 of 12, ${rule} ` +
+          'Remove sealed-token to exchange client credentials for a fresh token.'
+      )
+    )
+    expect(written.join('')).not.toContain('Reused the sealed token')
+  })
+
+  it('refuses a renewal that brings one', async () => {
+    issued({ access_token: 'renewed\ntoken', expires_in: 600 })
+    await expect(renewer(base, recordingHttp().http)!()).rejects.toThrow(
+      "The identity provider's access_token has a line break at character 8 of 13"
+    )
+    expect(written.join('')).not.toContain('fresh token')
   })
 })
 

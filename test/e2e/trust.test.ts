@@ -162,19 +162,6 @@ describe('hostile and sensitive data', () => {
       run.cleanup()
     }
   })
-
-  it.each(['PATH', 'BASH_ENV', 'LD_PRELOAD', 'NODE_OPTIONS', 'ACTIONS_RUNTIME_TOKEN'])(
-    'refuses to export the token as %s',
-    async name => {
-      const run = await runAction(inputs({ 'export-variable': name }))
-      try {
-        expectFailure(run, /^::error::Input export-variable must not name a variable that changes how later steps run/)
-        expect(idp.requests).toHaveLength(0)
-      } finally {
-        run.cleanup()
-      }
-    }
-  )
 })
 
 describe('all or nothing', () => {

@@ -180,6 +180,48 @@ describe('Fragments', () => {
     expect(spansIn(`"${eight.slice(2, 12)}"`, 'k8#Qz!mW')).toEqual([eight.slice(2, 12)])
   })
 
+  it.each(['hex', 'HEX'])('finds 12 bytes of a secret in %s at any place of the text, and not 11', hexCase => {
+    const hex = (text: string) => Buffer.from(text).toString('hex')[hexCase === 'hex' ? 'toLowerCase' : 'toUpperCase']()
+    for (let pad = 0; pad < 20; pad++) {
+      const twelve = hex(SECRET.slice(3, 15))
+      expect(spansIn(`${'.'.repeat(pad)}<${twelve}>`, SECRET)).toEqual([twelve])
+      expect(spansIn(`${'.'.repeat(pad)}<${hex(SECRET.slice(3, 14))}>`, SECRET)).toEqual([])
+    }
+  })
+
+  it('finds the hex of a secret inside a longer hex blob, and nothing of the bytes around it', () => {
+    const blob = Buffer.from(`\u0000${SECRET}\u00ff`).toString('hex')
+    expect(spansIn(blob, SECRET)).toEqual([Buffer.from(SECRET).toString('hex')])
+    expect(spansIn(blob.toUpperCase(), SECRET)).toEqual([Buffer.from(SECRET).toString('hex').toUpperCase()])
+    // Hex in mixed case is no form: a hex dump writes one case.
+    const mixed = Buffer.from(SECRET)
+      .toString('hex')
+      .replace(/[a-f](?=.)/, c => c.toUpperCase())
+    expect(mixed).not.toMatch(/^[0-9a-f]+$|^[0-9A-F]+$/)
+    expect(spansIn(mixed, SECRET)[0]).not.toBe(mixed)
+  })
+
+  it('finds the hex of a short secret whole only, from 8 digits', () => {
+    expect(spansIn('x 6b337921 x', 'k3y!')).toEqual(['6b337921']) // 8 digits: looked for by indexOf
+    expect(spansIn('x 6B337921 x', 'k3y!')).toEqual(['6B337921'])
+    expect(spansIn('x 6b3379 x', 'k3y!')).toEqual([])
+    const eleven = 'k8#Qz!mW2pL'
+    const hex = Buffer.from(eleven).toString('hex') // 22 digits: looked for by block, whole
+    expect(spansIn(`.${hex}.`, eleven)).toEqual([hex])
+    expect(spansIn(`.${hex.slice(2)}.`, eleven)).toEqual([])
+  })
+
+  it("takes no hex run inside a JWT's header for the token, and one of 12 bytes past it", () => {
+    const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
+    const header = jwt.slice(0, jwt.indexOf('.') + 1)
+    const hex = (text: string) => Buffer.from(text).toString('hex')
+    expect(spansIn(hex(`${header}eyJzdWIiOiJ0aGVtIn0.eA`), jwt)).toEqual([]) // 11 past the header
+    expect(spansIn(hex(`${header}eyJzdWIiOiJi.`), jwt)).toEqual([hex(`${header}eyJzdWIiOiJi`)])
+    expect(spansIn(hex(`${header}eyJzdWIiOiJi.`).toUpperCase(), jwt)).toEqual([
+      hex(`${header}eyJzdWIiOiJi`).toUpperCase()
+    ])
+  })
+
   it('stops at the first match when asked', () => {
     const fragments = new Fragments()
     fragments.add(SECRET)
