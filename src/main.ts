@@ -2,7 +2,8 @@ import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
-import { recordSigner } from './auth/record-key.js'
+import { RecordSigner, recordSigner } from './auth/record-key.js'
+import { runSealKey } from './auth/sealed.js'
 import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
 import { Cancellation, SignalSource } from './cancel.js'
 import { messageOf } from './errors.js'
@@ -79,6 +80,16 @@ export async function run(options: RunOptions = {}): Promise<void> {
   if (made.calls?.cancelled) exit(1)
 }
 
+/** The run's record key (record-key.ts), when the step holds a secret to derive it from. */
+function recordKeyOf(inputs: Inputs): Promise<RecordSigner | undefined> {
+  const { credentials } = inputs
+  if (!credentials) return Promise.resolve(undefined)
+  const key = runSealKey(credentials, inputs.baseUrl, process.env.GITHUB_RUN_ID, inputs.sealedToken)
+  const signer = key.then(k => k && recordSigner(k))
+  signer.catch(() => undefined) // awaited where it is used; never an unhandled rejection meanwhile
+  return signer
+}
+
 /** Before the routine: the targets file only (the results file is made as the routine starts). */
 function discard(made: Made): void {
   made.file?.discard()
@@ -88,9 +99,12 @@ function discard(made: Made): void {
 async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancellation): Promise<void> {
   // The targets file and the results file: both readable by their owner only.
   const tempDir = process.env.RUNNER_TEMP || tmpdir()
+  // The run's record key, from the secret alone (no request, on the thread pool): it signs this
+  // step's record and tells the run's earlier records from forged ones.
+  const recordKey = recordKeyOf(inputs)
   // Every target is checked against the call as it passes into the targets file, and the plan
   // and the waves' ranks are worked out there too: no extra read of the list.
-  const setup = inputs.call && new RoutineSetup(inputs)
+  const setup = inputs.call && new RoutineSetup(inputs, inputs.call.resumeFrom ? await recordKey : undefined)
   const onTarget = setup?.onTarget
   // A condition that does not parse fails here, before any request.
   const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
@@ -107,8 +121,6 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
     { ...inputs, shardJob: inputs.shard !== undefined, runId: process.env.GITHUB_RUN_ID },
     http
   )
-  // The run's record key signs the results file, when the sealed token's key is at hand.
-  const recordKey = obtained.sealKey.then(key => key && recordSigner(key))
   const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
   if (!targets && inputs.listTargets) {
     targets = await listInto(http, inputs, bearer, newFile())

@@ -5,7 +5,8 @@ import { mergeResults } from './report/merge.js'
 import { publishReport } from './report/outputs.js'
 import { renderReportSummary } from './report/report-summary.js'
 import { reportError } from './report/report-verdict.js'
-import { callFingerprint } from './routine/fingerprint.js'
+import { recordVerifier } from './auth/record-key.js'
+import { callFingerprint, recordFingerprint } from './routine/fingerprint.js'
 import { compileSelection } from './targets/select.js'
 import { snapshotPath } from './targets/snapshot.js'
 
@@ -16,7 +17,7 @@ import { snapshotPath } from './targets/snapshot.js'
  * result line was read (report-verdict.ts).
  */
 export async function reportEveryShard(inputs: ReportInputs, writeSummary: (markdown: string) => void): Promise<void> {
-  const fingerprint = inputs.call && callFingerprint(inputs.call)
+  const fingerprint = inputs.call && recordFingerprint(callFingerprint(inputs.call), inputs.call.accept)
   const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
   const report = await mergeResults({
     select,
@@ -27,8 +28,23 @@ export async function reportEveryShard(inputs: ReportInputs, writeSummary: (mark
     failOn: inputs.failOn,
     dir: process.env.RUNNER_TEMP || tmpdir(),
     info: core.info,
-    warning: core.warning
+    warning: core.warning,
+    expected: {
+      run: process.env.GITHUB_RUN_ID,
+      attempt: Number(process.env.GITHUB_RUN_ATTEMPT) || undefined,
+      sameAttempt: 'counted',
+      snapshot: inputs.targetsDigest,
+      verifier: inputs.recordKey === undefined ? undefined : recordVerifier(inputs.recordKey)
+    }
   })
+  // Another run's or snapshot's files are set aside with a word; forged ones fail the step.
+  if (report.refused && !report.forged) core.warning(report.refused)
+  if (report.signedUnchecked) {
+    core.warning(
+      "The results files are signed with a record key, but record-key is not given: the report cannot tell the run's files " +
+        'from forged ones. Pass the listing job\'s record-key output to record-key (README, "Fan-out").'
+    )
+  }
   if (inputs.summary) writeSummary(renderReportSummary(report))
   publishReport(report)
   const failure = reportError(report, inputs.failOn)

@@ -1,4 +1,5 @@
 import * as core from '@actions/core'
+import { RecordSigner, recordVerifier } from './auth/record-key.js'
 import { Inputs } from './inputs.js'
 import { isPlanDigest } from './routine/plan.js'
 import { checkPlanCalls, isPlan2Digest, PlanBuilder } from './routine/plan-calls.js'
@@ -23,7 +24,11 @@ export class RoutineSetup {
   private readonly ranks?: RankList
   private readonly plan?: PlanBuilder
 
-  constructor(private readonly inputs: Inputs) {
+  /** `signer`: the run's record key, which earlier records must be signed with; none without a secret. */
+  constructor(
+    private readonly inputs: Inputs,
+    signer?: RecordSigner
+  ) {
     const call = inputs.call!
     this.preflight = new Preflight(call.spec)
     if (call.waves || call.canary) this.ranks = new RankList()
@@ -32,6 +37,15 @@ export class RoutineSetup {
         from: call.resumeFrom,
         fingerprint: recordFingerprint(callFingerprint(callIdentity(inputs)), call.accept),
         shard: inputs.shard,
+        expected: {
+          run: process.env.GITHUB_RUN_ID,
+          attempt: Number(process.env.GITHUB_RUN_ATTEMPT) || 1,
+          sameAttempt: 'canary only',
+          snapshot: inputs.targetsDigest,
+          verifier: signer && recordVerifier(signer.publicKey)
+        },
+        // An apply's own earlier attempts: what they finished is in its plan, not left out of it.
+        plan: call.planDigest,
         info: core.info,
         warning: core.warning
       })
@@ -45,7 +59,8 @@ export class RoutineSetup {
     const key = this.ranks || this.plan ? targetKey(target) : ''
     this.ranks?.add(waveRank(key))
     if (!this.plan || !ok) return
-    if (this.earlier?.finished(key) !== undefined) return this.plan.skip(key)
+    const { earlier } = this
+    if (earlier && earlier.finished(key) !== undefined && !earlier.finishedByPlan(key)) return this.plan.skip(key)
     const { spec } = this.inputs.call!
     this.plan.add(key, spec.method, renderPath(spec, target), renderBody(spec, target))
   }

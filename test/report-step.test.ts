@@ -8,8 +8,14 @@ import { LineFields, resultLine } from '../src/routine/lines.js'
 import { reportEveryShard } from '../src/report-step.js'
 import { captureStdout, readFileCommands } from './helpers.js'
 
-const CALL: CallIdentity = { method: 'POST', path: '/v1/t/{id}', body: '', baseUrl: new URL('https://api.test/') }
-const OTHER: CallIdentity = { ...CALL, path: '/v1/other/{id}' }
+const CALL = {
+  method: 'POST',
+  path: '/v1/t/{id}',
+  body: '',
+  baseUrl: new URL('https://api.test/'),
+  accept: new Set<number>()
+}
+const OTHER = { ...CALL, path: '/v1/other/{id}' }
 
 const written = captureStdout()
 const saved = { ...process.env }

@@ -16,10 +16,17 @@ const stdout = captureStdout()
 const written = () => stdout.join('')
 
 let dir: string
+const saved = { ...process.env }
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'm2m-routine-setup-'))
+  // A re-run: the earlier files below are of attempt 1.
+  process.env.GITHUB_RUN_ATTEMPT = '2'
+  delete process.env.GITHUB_RUN_ID
 })
-afterEach(() => rmSync(dir, { recursive: true, force: true }))
+afterEach(() => {
+  process.env = { ...saved }
+  rmSync(dir, { recursive: true, force: true })
+})
 
 function inputsWith(extra: Record<string, string> = {}): Inputs {
   setInputs({ token: 'tok-setup', 'base-url': API, call: 'DELETE /v1/t/{id}', ...extra })

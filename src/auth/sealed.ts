@@ -22,12 +22,22 @@ export interface SealedContents {
   readonly expiresAtMs: number
 }
 
-/** scrypt on libuv's thread pool, so the derivation overlaps the network requests. */
+/**
+ * scrypt on libuv's thread pool, so the derivation overlaps the network requests. Kept per material
+ * and salt: the record key and the seal of one step come from one derivation.
+ */
 function deriveKey(material: Buffer, salt: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(material, salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key)))
-  )
+  const id = `${createHash('sha256').update(material).digest('hex')}:${salt.toString('hex')}`
+  let key = derived.get(id)
+  if (!key) {
+    key = new Promise((resolve, reject) =>
+      scrypt(material, salt, 32, SCRYPT, (err, out) => (err ? reject(err) : resolve(out)))
+    )
+    derived.set(id, key)
+  }
+  return key
 }
+const derived = new Map<string, Promise<Buffer>>()
 
 /**
  * The settings a sealed token is bound to, named one by one: they are part of the m2m2. format
@@ -111,27 +121,68 @@ export async function unseal(
   baseUrl: URL,
   onKey?: (key: Buffer) => void
 ): Promise<SealedContents | { reason: string }> {
-  if (!sealed.startsWith(PREFIX)) return { reason: 'it is not a sealed token of this action' }
+  const aad = binding(credentials, baseUrl)
   const material = credentials.auth.keyMaterial()
-  if (!material) return { reason: `client-auth ${credentials.auth.method} holds no secret to open it with` }
+  const secret = material ? createHash('sha256').update(material).digest('hex') : ''
+  const id = `${sealed}\n${aad.toString('base64')}\n${secret}`
+  let opening = openings.get(id)
+  if (!opening) openings.set(id, (opening = open(sealed, credentials, aad)))
+  const { result, key } = await opening
+  if (key) onKey?.(key)
+  return result
+}
+const openings = new Map<string, Promise<Opened>>()
+
+interface Opened {
+  readonly result: SealedContents | { reason: string }
+  readonly key?: Buffer
+}
+
+/** Opens a sealed token once per step: the record key and the token come from one scrypt. */
+async function open(sealed: string, credentials: Credentials, aad: Buffer): Promise<Opened> {
+  if (!sealed.startsWith(PREFIX)) return { result: { reason: 'it is not a sealed token of this action' } }
+  const material = credentials.auth.keyMaterial()
+  if (!material) return { result: { reason: `client-auth ${credentials.auth.method} holds no secret to open it with` } }
   const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
   const headerBytes = SALT_BYTES + IV_BYTES + TAG_BYTES
-  if (raw.length < headerBytes + 1) return { reason: 'it is truncated' }
+  if (raw.length < headerBytes + 1) return { result: { reason: 'it is truncated' } }
   try {
     const key = await deriveKey(material, raw.subarray(0, SALT_BYTES))
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(SALT_BYTES, SALT_BYTES + IV_BYTES))
-    decipher.setAAD(binding(credentials, baseUrl))
+    decipher.setAAD(aad)
     decipher.setAuthTag(raw.subarray(SALT_BYTES + IV_BYTES, headerBytes))
     const plain = Buffer.concat([decipher.update(raw.subarray(headerBytes)), decipher.final()]).toString('utf8')
     const { t, s, e } = JSON.parse(plain) as { t: unknown; s: unknown; e: unknown }
-    if (typeof t !== 'string' || !t || typeof e !== 'number') return { reason: 'its contents are malformed' }
-    onKey?.(key)
-    return { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAtMs: e }
+    if (typeof t !== 'string' || !t || typeof e !== 'number')
+      return { result: { reason: 'its contents are malformed' } }
+    return { result: { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAtMs: e }, key }
   } catch {
     return {
-      reason:
-        'it cannot be opened with these inputs (another client secret or private key, other client-id, client-auth, ' +
-        'audience, scope, token URL, token-request-format or base-url, or it was altered)'
+      result: {
+        reason:
+          'it cannot be opened with these inputs (another client secret or private key, other client-id, client-auth, ' +
+          'audience, scope, token URL, token-request-format or base-url, or it was altered)'
+      }
     }
   }
+}
+
+/**
+ * The key the run's record key comes from (record-key.ts), worked out before any request: the
+ * sealed-token input's, when it opens with these inputs (the listing job's key, whatever salt made
+ * it); else the run's own, from runSalt. Undefined without a secret to derive it from.
+ */
+export async function runSealKey(
+  credentials: Credentials,
+  baseUrl: URL,
+  runId: string | undefined,
+  sealedToken?: string
+): Promise<Buffer | undefined> {
+  if (!canSeal(credentials)) return undefined
+  if (sealedToken) {
+    let opened: Buffer | undefined
+    await unseal(sealedToken, credentials, baseUrl, key => (opened = key))
+    if (opened) return opened
+  }
+  return new Sealer(credentials, baseUrl, runId).key
 }

@@ -28,8 +28,6 @@ export interface ObtainedToken {
   readonly token: Token
   /** The sealed-token output: its key is derived on the thread pool while the caller goes on. */
   readonly sealed: Promise<string | undefined>
-  /** The key of the sealed token made or opened, which the record key comes from; none without. */
-  readonly sealKey: Promise<Buffer | undefined>
 }
 
 interface TokenFacts {
@@ -102,7 +100,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       throw new Error(`The token input expired at ${new Date(token.expiresAtMs).toISOString()}: give a fresh token.`)
     }
     core.info(`Using the token from the token input${lifetime(token.expiresAtMs, now)}; no exchange made`)
-    return { token, sealed: Promise.resolve(undefined), sealKey: Promise.resolve(undefined) }
+    return { token, sealed: Promise.resolve(undefined) }
   }
 
   if (inputs.shardJob && !inputs.sealedToken && canSeal(credentials)) {
@@ -113,9 +111,8 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
     )
   }
 
-  let openedKey: Buffer | undefined
   if (inputs.sealedToken) {
-    const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl, key => (openedKey = key))
+    const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl)
     if ('reason' in opened) {
       core.warning(`The sealed-token input was not used: ${opened.reason}. Exchanging client credentials instead.`)
     } else {
@@ -124,7 +121,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       if (left >= inputs.minValiditySeconds) {
         const token = makeToken(opened, 'sealed', now)
         core.info(`Reused the sealed token${lifetime(opened.expiresAtMs, now)}; no token request made`)
-        return { token, sealed: Promise.resolve(inputs.sealedToken), sealKey: Promise.resolve(openedKey) }
+        return { token, sealed: Promise.resolve(inputs.sealedToken) }
       }
       core.warning(
         `The sealed-token input ${left > 0 ? `expires in ${formatDuration(left)}` : 'has expired'}, ` +
@@ -150,12 +147,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       ? Promise.resolve(undefined)
       : sealer.seal({ accessToken: issued.accessToken, scope: issued.scope, expiresAtMs })
   sealed.catch(() => undefined) // awaited by the caller; never an unhandled rejection meanwhile
-  // A sealed token the step was given, too old to use, still gives the run's key: the shards'
-  // records are signed alike whether they reused it or not.
-  const sealKey = openedKey
-    ? Promise.resolve(openedKey)
-    : (sealer?.key.catch(() => undefined) ?? Promise.resolve(undefined))
-  return { token, sealed, sealKey }
+  return { token, sealed }
 }
 
 function issuedToken(issued: IssuedToken, now: number): Token {

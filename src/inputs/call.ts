@@ -41,18 +41,6 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     )
   }
   const rate = core.getInput('call-rate')
-  const accept = core.getInput('call-accept')
-  const statuses = accept ? accept.split(',').map(s => s.trim()) : []
-  if (statuses.some(s => !/^[1-5]\d\d$/.test(s))) {
-    throw new Error(
-      `Input call-accept must be HTTP statuses separated by commas (for example 404,409), got "${accept}"`
-    )
-  }
-  if (statuses.some(s => s === '401')) {
-    throw new Error(
-      'Input call-accept must not hold 401: a refused token stops the routine (and is renewed once); remove 401'
-    )
-  }
   const planDigest = core.getInput('plan-digest') || undefined
   if (planDigest && !isPlanDigest(planDigest) && !isPlan2Digest(planDigest)) {
     const version = /^plan(\d+)\./.exec(planDigest)?.[1]
@@ -72,7 +60,7 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     concurrency: integer('call-concurrency', 1, 64),
     rate: rate ? number('call-rate', 0.01, 10_000) : undefined,
     idempotent: boolean('call-idempotent'),
-    accept: new Set(statuses.map(Number)),
+    accept: acceptedStatuses(),
     maxFailures: failureLimit(),
     waves: waves(),
     canary: canary()
@@ -115,4 +103,21 @@ function canary(): WaveSize | undefined {
     throw new Error('Input call-canary calls one wave only: remove call-waves from the canary step')
   }
   return size
+}
+
+/** call-accept: statuses that also count as success, and so decide which results lines are done. */
+export function acceptedStatuses(): Set<number> {
+  const accept = core.getInput('call-accept')
+  const statuses = accept ? accept.split(',').map(s => s.trim()) : []
+  if (statuses.some(s => !/^[1-5]\d\d$/.test(s))) {
+    throw new Error(
+      `Input call-accept must be HTTP statuses separated by commas (for example 404,409), got "${accept}"`
+    )
+  }
+  if (statuses.some(s => s === '401')) {
+    throw new Error(
+      'Input call-accept must not hold 401: a refused token stops the routine (and is renewed once); remove 401'
+    )
+  }
+  return new Set(statuses.map(Number))
 }

@@ -1,6 +1,8 @@
 import * as core from '@actions/core'
 import { REPORT_OUTCOMES, ReportOutcome } from '../report/merge.js'
+import { isRecordKey } from '../auth/record-key.js'
 import { CallIdentity } from '../routine/fingerprint.js'
+import { acceptedStatuses } from './call.js'
 import { parseCall } from '../service/call.js'
 import { boolean, read, url } from './read.js'
 import { snapshot, where } from './targets.js'
@@ -16,7 +18,9 @@ export interface ReportInputs {
   /** targets-where: the shards' own selection, applied to the snapshot so unselected targets are not missing. */
   readonly targetsWhere?: string
   /** The call, when given, whose lines are counted; else the call most lines are of. */
-  readonly call?: CallIdentity
+  readonly call?: CallIdentity & { readonly accept: ReadonlySet<number> }
+  /** record-key: the run's record key, which every results file must be signed with. */
+  readonly recordKey?: string
   readonly summary: boolean
 }
 
@@ -49,14 +53,20 @@ export function reportInputs(): ReportInputs | undefined {
     )
   }
   const callText = core.getInput('call')
-  let call: CallIdentity | undefined
+  let call: ReportInputs['call']
   if (callText) {
     const body = core.getInput('call-body')
     const spec = parseCall(callText, body)
     const baseUrl = url('base-url', {
       what: "with call, the service the shards called: part of the call's fingerprint"
     })
-    call = { method: spec.method, path: callText.trim().split(/\s+/)[1], body, baseUrl }
+    call = { method: spec.method, path: callText.trim().split(/\s+/)[1], body, baseUrl, accept: acceptedStatuses() }
+  }
+  const recordKey = core.getInput('record-key') || undefined
+  if (recordKey && !isRecordKey(recordKey)) {
+    throw new Error(
+      `Input record-key must be the record-key output of the listing job (m2mrk1. and 43 characters), got "${recordKey}"`
+    )
   }
   const targets = snapshot('list-targets')
   const targetsWhere = where('list-targets')
@@ -71,6 +81,7 @@ export function reportInputs(): ReportInputs | undefined {
     ...targets,
     targetsWhere,
     call,
+    recordKey,
     summary: boolean('summary')
   }
 }

@@ -1,6 +1,9 @@
 import { messageOf } from '../errors.js'
 import { formatCount, logSafe, quoted } from '../format.js'
 import { readResultFile, resultFiles, ResultFileError } from '../routine/result-files.js'
+import { Expectation } from '../routine/evidence.js'
+import { RecordHeader } from '../routine/record-format.js'
+import { Refusals } from '../routine/refusals.js'
 import { ResultFacts } from '../routine/result-line.js'
 import { keyHash, KeyHash } from '../targets/key-table.js'
 import { parseShard } from '../targets/shards.js'
@@ -26,6 +29,10 @@ export interface ResultsSurvey {
   readonly fingerprint?: string
   /** The number of shards most lines name, undefined when none names one. */
   readonly shardCount?: number
+  /** Files, or lines, not counted as evidence: of another run or snapshot, unsigned, altered… */
+  readonly refusals: Refusals
+  /** Whether a file was signed though no record-key was given to check it. */
+  readonly signedUnchecked: boolean
 }
 
 /** Distinct calls kept per file: past that, a file is not one routine's record anyway. */
@@ -33,13 +40,20 @@ const MAX_CALLS = 64
 const MAX_NAMED = 5
 
 /** Reads every file through, counting nothing yet: a file is counted whole or not at all. */
-export function surveyResults(from: string, fingerprint: string | undefined, log: MergeLog): ResultsSurvey {
+export function surveyResults(
+  from: string,
+  fingerprint: string | undefined,
+  log: MergeLog,
+  expected?: Expectation
+): ResultsSurvey {
   // None found is the step's error (report-verdict.ts), once the summary and outputs are written.
   const found = resultFiles(from, 'report-from')
   const files = found ?? []
   const readable: string[] = []
   const unreadable: string[] = []
   const torn: string[] = []
+  const refusals = new Refusals()
+  let signedUnchecked = false
   const calls = new Map<string, number>()
   const shardCounts = new Map<number, number>()
   let lines = 0
@@ -49,8 +63,9 @@ export function surveyResults(from: string, fingerprint: string | undefined, log
     let fileLines = 0
     let lastShard: string | null = null
     let lastCount: number | undefined
-    const each = (facts: ResultFacts): void => {
+    const each = (facts: ResultFacts, header: RecordHeader | undefined): void => {
       fileLines++
+      if (header?.key && !expected?.verifier) signedUnchecked = true
       if (facts.outcome === 'planned') return
       if (fileCalls.size < MAX_CALLS || fileCalls.has(facts.call)) add(fileCalls, facts.call, 1)
       if (facts.shard !== lastShard) {
@@ -60,7 +75,12 @@ export function surveyResults(from: string, fingerprint: string | undefined, log
       if (lastCount !== undefined) add(fileShards, lastCount, 1)
     }
     try {
-      readResultFile(file, each, { torn: path => torn.push(path) })
+      readResultFile(
+        file,
+        each,
+        { torn: path => torn.push(path), refused: refusals.file, refusedLines: refusals.lines },
+        expected
+      )
     } catch (err) {
       const why =
         err instanceof ResultFileError ? err.message : `${quoted(file)} cannot be read (${logSafe(messageOf(err))})`
@@ -85,7 +105,9 @@ export function surveyResults(from: string, fingerprint: string | undefined, log
     unreadable,
     lines,
     fingerprint: fingerprint ?? chooseCall(calls, log),
-    shardCount: mostCommon(shardCounts)?.[0]
+    shardCount: mostCommon(shardCounts)?.[0],
+    refusals,
+    signedUnchecked
   }
 }
 
@@ -118,7 +140,8 @@ export function countLines(
   readable: readonly string[],
   fingerprint: string | undefined,
   table: WinnerTable,
-  log: MergeLog
+  log: MergeLog,
+  expected?: Expectation
 ): LinesCounted {
   const starts: number[] = []
   const otherFiles: string[] = []
@@ -134,7 +157,8 @@ export function countLines(
         if (facts.call === fingerprint) table.offer(facts, ++seq)
         else other++
       },
-      { torn: () => undefined }
+      { torn: () => undefined },
+      expected
     )
     if (other > otherBefore) otherFiles.push(file)
   }
@@ -151,7 +175,8 @@ export function eachWinningLine(
   readable: readonly string[],
   fingerprint: string | undefined,
   table: WinnerTable,
-  each: (key: string, hash: KeyHash, winner: Winner) => void
+  each: (key: string, hash: KeyHash, winner: Winner) => void,
+  expected?: Expectation
 ): void {
   let seq = 0
   for (const file of readable) {
@@ -164,7 +189,8 @@ export function eachWinningLine(
         const winner = table.winner(facts.key, hash)
         if (winner?.seq === seq) each(facts.key, hash, winner)
       },
-      { torn: () => undefined }
+      { torn: () => undefined },
+      expected
     )
   }
 }

@@ -4,9 +4,11 @@ import { targetKey } from '../targets/key.js'
 import { MAX_SHARDS } from '../targets/shards.js'
 import { Selection } from '../targets/select.js'
 import { readSnapshot, SnapshotError } from '../targets/snapshot.js'
+import { Expectation } from '../routine/evidence.js'
+import { KeyHash } from '../targets/key-table.js'
 import { readFailures, ReportFailure } from './merge-failures.js'
 import { countLines, eachWinningLine, fileOf, MergeLog, surveyResults } from './merge-files.js'
-import { ReportOutcome, REPORT_OUTCOMES, WinnerTable } from './merge-table.js'
+import { ReportOutcome, REPORT_OUTCOMES, Winner, WinnerTable } from './merge-table.js'
 import { ReportTally, ShardRow } from './merge-tally.js'
 import { ReportFile } from './report-file.js'
 
@@ -30,6 +32,8 @@ export interface MergeOptions extends MergeLog {
   readonly failOn?: ReadonlySet<ReportOutcome>
   /** RUNNER_TEMP: where the report file goes. */
   readonly dir: string
+  /** What a results file must be to count: this run, no later attempt, the snapshot, signed. */
+  readonly expected?: Expectation
 }
 
 export interface MergedReport {
@@ -66,6 +70,11 @@ export interface MergedReport {
   /** Lines not counted: of another call, or of a target the snapshot does not list. */
   readonly otherCallLines: number
   readonly notInSnapshot: number
+  /** Files, or lines, not counted as evidence; and whether one of them looks forged. */
+  readonly refused?: string
+  readonly forged: boolean
+  /** Whether a file was signed, but no record-key was given to check it. */
+  readonly signedUnchecked?: boolean
 }
 
 /** What fails a report step unless report-fail-on says otherwise. */
@@ -81,10 +90,11 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
   if (given !== undefined && !(Number.isInteger(given) && given >= 1 && given <= MAX_SHARDS)) {
     throw new Error(`A report's shard count must be 1 to ${MAX_SHARDS}, not ${given}`)
   }
-  const survey = surveyResults(options.from, options.fingerprint, options)
+  const { expected } = options
+  const survey = surveyResults(options.from, options.fingerprint, options, expected)
   const { readable, fingerprint } = survey
   const table = new WinnerTable()
-  const counted = countLines(readable, fingerprint, table, options)
+  const counted = countLines(readable, fingerprint, table, options, expected)
   // Lines that name no shard are of a routine without shards: one shard, 1/1.
   const shardCount = given ?? (counted.counted > 0 ? (survey.shardCount ?? 1) : undefined)
   const tally = new ReportTally(shardCount)
@@ -92,7 +102,10 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
   let notInSnapshot = 0
   try {
     if (options.snapshot) notInSnapshot = await reportSnapshot(options, table, tally, file)
-    else eachWinningLine(readable, fingerprint, table, (key, hash, winner) => file.add(tally.add(key, hash, winner)))
+    else {
+      const add = (key: string, hash: KeyHash, winner: Winner): void => file.add(tally.add(key, hash, winner))
+      eachWinningLine(readable, fingerprint, table, add, expected)
+    }
     file.close()
   } catch (err) {
     file.discard()
@@ -125,7 +138,10 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
     countedLines: counted.counted,
     unreadable: survey.unreadable,
     otherCallLines: counted.otherCall,
-    notInSnapshot
+    notInSnapshot,
+    refused: survey.refusals.message('report-from', 'their targets count as missing where no other line names them'),
+    forged: survey.refusals.forged,
+    signedUnchecked: survey.signedUnchecked
   }
 }
 

@@ -13,7 +13,7 @@ const NAMED_SHARDS = 32
 export function reportError(report: MergedReport, failOn: ReadonlySet<ReportOutcome>): Error | undefined {
   // Without a shard count there is no shard to name: nothingRead() says what is missing.
   const outcomes = report.shardCount === undefined ? undefined : outcomesNotDone(report, failOn)
-  const parts = [nothingRead(report), outcomes, unreadable(report)].filter(p => p !== undefined)
+  const parts = [nothingRead(report), outcomes, unreadable(report), forged(report)].filter(p => p !== undefined)
   return parts.length === 0 ? undefined : new Error(parts.join(' '))
 }
 
@@ -75,5 +75,17 @@ function unreadable(report: MergedReport): string | undefined {
     `${formatCount(length)} results file${length === 1 ? '' : 's'} could not be read, so none of ${length === 1 ? 'its' : 'their'} lines were counted: ` +
     `${named(report.unreadable)} (the warnings say why). If ${length === 1 ? 'it is' : 'they are'} not the shards' results files, narrow the download step's pattern; ` +
     'else delete the artifact that holds a damaged file, re-run its shard, then this report.'
+  )
+}
+
+/**
+ * Files a job of the run could have written without the run's record key, or altered: the gate
+ * does not pass over them, whatever the rest says (docs/security.md, "Results as evidence").
+ */
+function forged(report: MergedReport): string | undefined {
+  if (!report.forged || !report.refused) return undefined
+  return (
+    `${report.refused} A results file the run's record key did not sign, or one altered or claiming a later attempt, ` +
+    "was not written by this run's shard jobs as it stands: find the job that uploaded it, delete the artifact, and re-run the shards it names."
   )
 }

@@ -2,13 +2,13 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { messageOf } from '../errors.js'
 import { formatBytes, logSafe, quoted } from '../format.js'
-import { isOwnLine } from './record-format.js'
-import { parseResultLine, ResultFacts } from './result-line.js'
+import { Expectation, FileEvidence, Refusal } from './evidence.js'
+import { isOwnLine, RecordHeader } from './record-format.js'
+import { parseResultLine, ResultFacts, ResultFileError } from './result-line.js'
 
 export type { ResultFacts }
 
-/** A results file that cannot be read, or a line of it that is not a result line. */
-export class ResultFileError extends Error {}
+export { ResultFileError }
 
 /**
  * The results files of `from`: the file itself, or the *.jsonl files in a folder and one level
@@ -44,8 +44,12 @@ export function resultFiles(from: string, input: string): string[] | undefined {
 }
 
 export interface ReadProblems {
-  /** A last line without its newline that does not parse: a writer killed mid-line. */
+  /** A last line without its newline that does not parse, or a block without its seal: a writer stopped. */
   readonly torn: (file: string) => void
+  /** The file, or its lines from a line on, are not counted as evidence (evidence.ts). */
+  readonly refused?: (file: string, refusal: Refusal) => void
+  /** Lines refused one by one: another call, attempt or shard than their header's, or a later attempt. */
+  readonly refusedLines?: (file: string, count: number) => void
 }
 
 /**
@@ -65,7 +69,7 @@ const CR = 0x0d
  */
 export function eachLine(
   file: string,
-  each: (text: string, lineNumber: number, last: boolean) => void,
+  each: (text: string, lineNumber: number, last: boolean, bytes: Buffer) => void,
   maxLineBytes = MAX_LINE_BYTES
 ): void {
   const fd = openSync(file, 'r')
@@ -87,7 +91,7 @@ export function eachLine(
       for (let nl = data.indexOf(LF, start); nl >= 0; nl = data.indexOf(LF, start)) {
         if (partBytes + nl - start > maxLineBytes) throw tooLong()
         const bytes = partBytes > 0 ? Buffer.concat([...parts, data.subarray(start, nl)]) : data.subarray(start, nl)
-        each(lineText(bytes), lineNumber++, false)
+        each(lineText(bytes), lineNumber++, false, bytes)
         parts = []
         partBytes = 0
         start = nl + 1
@@ -98,7 +102,10 @@ export function eachLine(
         parts.push(Buffer.from(data.subarray(start)))
       }
     }
-    if (partBytes > 0) each(lineText(Buffer.concat(parts)), lineNumber, true)
+    if (partBytes > 0) {
+      const bytes = Buffer.concat(parts)
+      each(lineText(bytes), lineNumber, true, bytes)
+    }
   } finally {
     closeSync(fd)
   }
@@ -113,18 +120,39 @@ function lineText(bytes: Buffer): string {
 }
 
 /**
- * Reads every line of `file`, handing each line's facts to `each`. A line that is not a result line
- * throws, naming the file and line; a torn last line is reported and skipped.
+ * Reads every result line of `file` that counts as evidence (evidence.ts), handing over its facts
+ * and its file's header (none for format 1). A line that is not a result line throws, naming the
+ * file and line, as does a file of a newer format; a torn end is reported and skipped; a file, or
+ * the rest of one, that is not evidence is reported as refused.
  */
-export function readResultFile(file: string, each: (facts: ResultFacts) => void, problems: ReadProblems): void {
-  eachLine(file, (text, lineNumber, last) => {
-    if (text.trim() === '' || isOwnLine(text)) return
+export function readResultFile(
+  file: string,
+  each: (facts: ResultFacts, header: RecordHeader | undefined) => void,
+  problems: ReadProblems,
+  expected: Expectation = { sameAttempt: 'counted' }
+): void {
+  const evidence = new FileEvidence(file, expected, each)
+  let tornLine = false
+  eachLine(file, (text, lineNumber, last, bytes) => {
+    if (evidence.closed) return
+    if (isOwnLine(text)) {
+      if (lineNumber === 1) return evidence.headerLine(text, bytes)
+      return evidence.sealLine(text, bytes, lineNumber)
+    }
+    if (text.trim() === '') return
     const facts = parseResultLine(text)
-    if (facts) return each(facts)
-    if (last) return problems.torn(file)
+    if (facts) return evidence.line(facts, bytes, lineNumber)
+    if (last) {
+      tornLine = true
+      return
+    }
     throw new ResultFileError(
       `${quoted(file)} line ${lineNumber} is not a result line of this action: it should be one JSON object ` +
         'naming key, call, outcome, status, runAttempt and shard once each, in the shapes docs/routine.md gives'
     )
   })
+  const unsealed = evidence.end()
+  if (evidence.refusal) problems.refused?.(file, evidence.refusal)
+  else if (tornLine || unsealed) problems.torn(file)
+  if (evidence.refusedLines > 0) problems.refusedLines?.(file, evidence.refusedLines)
 }

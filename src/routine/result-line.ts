@@ -2,6 +2,9 @@ import { stringEnd, topLevelKeys } from '../json.js'
 import { parseShard } from '../targets/shards.js'
 import { Outcome, OUTCOMES } from './lines.js'
 
+/** A results file that cannot be read, or a line of it that is not a result line. */
+export class ResultFileError extends Error {}
+
 /** What a resume and a report need of one result line. */
 export interface ResultFacts {
   readonly key: string

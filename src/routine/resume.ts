@@ -3,12 +3,18 @@ import { formatCount, logSafe, quoted } from '../format.js'
 import { keyHash, KeyTable } from '../targets/key-table.js'
 import { fmix32, Shard } from '../targets/shards.js'
 import { Outcome } from './lines.js'
+import { Expectation } from './evidence.js'
+import { Refusals } from './refusals.js'
 import { readResultFile, resultFiles, ResultFileError } from './result-files.js'
 
 export interface ResumeOptions {
   /** The call-resume-from input: a results file, or a folder of them. */
   readonly from: string
   readonly fingerprint: string
+  /** What an earlier file must be to count: this run, an earlier attempt, the same snapshot, signed. */
+  readonly expected?: Expectation
+  /** The plan this step applies: targets a file of it finished are in the plan, though not called again. */
+  readonly plan?: string
   /** This step's shard: lines of other shards' targets are not kept. */
   readonly shard?: Shard
   readonly info: (message: string) => void
@@ -19,15 +25,20 @@ export interface ResumeOptions {
 export interface EarlierResults {
   /** The status a finished target ended with (null for none), or undefined when it is to be called. */
   finished(key: string): number | null | undefined
+  /** Whether the line that finished the target is of a file applying this step's plan. */
+  finishedByPlan(key: string): boolean
   readonly size: number
 }
 
 const DONE: ReadonlySet<Outcome> = new Set(['succeeded', 'skipped'])
 /**
- * Ten bits of status (HTTP's are 100-599), 1023 for none; the run attempt above the done bit, in 21
- * bits: a line's is at most MAX_RUN_ATTEMPT (result-line.ts).
+ * Ten bits of status (HTTP's are 100-599), 1023 for none; the done bit; the plan bit; the run attempt
+ * above them, in 20 bits: a line's is at most MAX_RUN_ATTEMPT (result-line.ts).
  */
 const NO_STATUS = 0x3ff
+const DONE_BIT = 1 << 10
+const PLAN_BIT = 1 << 11
+const ATTEMPT_SHIFT = 12
 
 /**
  * Reads the earlier attempts' results files: for each target the latest line of this call wins (a
@@ -39,19 +50,20 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
   const files = resultFiles(options.from, input)
   if (!files || files.length === 0) {
     options.info(`No earlier results in ${options.from} (call-resume-from): a first attempt, so every target is called`)
-    return { finished: () => undefined, size: 0 }
+    return { finished: () => undefined, finishedByPlan: () => false, size: 0 }
   }
   // One word a key: the run attempt of its latest line, whether it finished, and its status.
   const table = new KeyTable(1)
   let lines = 0
   let other = 0
   const torn: string[] = []
-  const { shard } = options
+  const refused = new Refusals()
+  const { shard, plan } = options
   for (const file of files) {
     try {
       readResultFile(
         file,
-        facts => {
+        (facts, header) => {
           lines++
           if (facts.call !== options.fingerprint) {
             other++
@@ -61,11 +73,13 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
           const hash = keyHash(facts.key)
           if (shard && (fmix32(hash.first) % shard.count) + 1 !== shard.index) return
           const { words, fresh } = table.slot(facts.key, hash)
-          if (!fresh && facts.runAttempt < words[0] >>> 11) return
-          words[0] =
-            ((facts.runAttempt << 11) | ((DONE.has(facts.outcome) ? 1 : 0) << 10) | (facts.status ?? NO_STATUS)) >>> 0
+          if (!fresh && facts.runAttempt < words[0] >>> ATTEMPT_SHIFT) return
+          const done = DONE.has(facts.outcome) ? DONE_BIT : 0
+          const byPlan = plan !== undefined && header?.plan === plan ? PLAN_BIT : 0
+          words[0] = ((facts.runAttempt << ATTEMPT_SHIFT) | byPlan | done | (facts.status ?? NO_STATUS)) >>> 0
         },
-        { torn: path => torn.push(path) }
+        { torn: path => torn.push(path), refused: refused.file, refusedLines: refused.lines },
+        options.expected
       )
     } catch (err) {
       const why =
@@ -74,8 +88,11 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
     }
   }
   for (const path of torn) {
-    options.warning(`${quoted(path)} ends in a torn line (its writer was stopped mid-line): that line is ignored`)
+    options.warning(`${quoted(path)} ends in a torn line or block (its writer was stopped mid-line): it is ignored`)
   }
+  // Not counted, so their targets are called again: safe, but someone should know why.
+  const refusals = refused.message('call-resume-from', 'their targets are called again')
+  if (refusals) options.warning(refusals)
   if (other > 0) {
     options.warning(
       `${formatCount(other)} of ${formatCount(lines)} earlier result lines are of another call (another method, path, body or base-url) and were ignored`
@@ -83,12 +100,16 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
   }
   const finished = (key: string): number | null | undefined => {
     const words = table.get(key)
-    if (!words || ((words[0] >>> 10) & 1) !== 1) return undefined
+    if (!words || (words[0] & DONE_BIT) === 0) return undefined
     const status = words[0] & NO_STATUS
     return status === NO_STATUS ? null : status
+  }
+  const finishedByPlan = (key: string): boolean => {
+    const words = table.get(key)
+    return words !== undefined && (words[0] & DONE_BIT) !== 0 && (words[0] & PLAN_BIT) !== 0
   }
   options.info(
     `Read ${formatCount(lines)} earlier result lines from ${formatCount(files.length)} file${files.length === 1 ? '' : 's'} (call-resume-from)`
   )
-  return { finished, size: table.size }
+  return { finished, finishedByPlan, size: table.size }
 }

@@ -242,8 +242,9 @@ describe('a gate does not pass on nothing', () => {
         Buffer.from(`${line('t-0', 'succeeded', 201).replace(FP, fingerprint)}\n`)
       ])
     })
+    // A token and no client secret: no record key, so an unsigned (format 1) file is read.
     const resume = await runAction(
-      clientInputs(idp.url, api.url, { call: 'POST /v1/t/{id}/scan', 'call-resume-from': earlier }),
+      { token: TOKEN, 'base-url': api.url, call: 'POST /v1/t/{id}/scan', 'call-resume-from': earlier },
       { env: { ...RUN, GITHUB_RUN_ATTEMPT: '2' } }
     )
     try {

@@ -138,14 +138,20 @@ describe('the plan is the calls (the H1 repro)', () => {
   const DELETE = { call: 'DELETE /v1/targets/{id}' }
 
   /** A snapshot of the 50 targets, and a plan made over it with `extra`. */
-  const planOver = async (extra: Record<string, string>) => {
+  /** The list job: a snapshot of the 50 targets, and the inputs that read it. */
+  const snapshotOf = async () => {
     const list = await runAction(inputs({ 'targets-output': 'false' }), RUN)
     const snapshot = join(dir, 'h1-targets.json')
     copyFileSync(list.outputs['targets-file'], snapshot)
     const digest = list.outputs['targets-digest']
     list.cleanup()
-    const snapshotInputs = { 'targets-from': snapshot, 'targets-digest': digest }
-    const planned = await runAction(inputs({ ...DELETE, ...snapshotInputs, 'call-dry-run': 'true', ...extra }), RUN)
+    return { 'targets-from': snapshot, 'targets-digest': digest }
+  }
+
+  /** A plan made over the snapshot with `extra`. */
+  const planOver = async (extra: Record<string, string>, run = RUN, given?: Record<string, string>) => {
+    const snapshotInputs = given ?? (await snapshotOf())
+    const planned = await runAction(inputs({ ...DELETE, ...snapshotInputs, 'call-dry-run': 'true', ...extra }), run)
     expect(planned.code).toBe(0)
     const approved = planned.outputs['plan-digest']
     const count = Number(planned.outputs['calls-planned'])
@@ -158,7 +164,9 @@ describe('the plan is the calls (the H1 repro)', () => {
     return { snapshotInputs, approved, count, planFile: kept }
   }
 
-  const apply = (extra: Record<string, string>) => runAction(inputs({ ...DELETE, ...extra }), RUN)
+  const apply = (extra: Record<string, string>, run = RUN) => runAction(inputs({ ...DELETE, ...extra }), run)
+  /** A re-run of the workflow: the plan and the apply read the first attempt's results. */
+  const RERUN = { env: { ...RUN.env, GITHUB_RUN_ATTEMPT: '2' } }
 
   it.each([
     ['another shard', { shard: '2/2' }, /what differs: shard/],
@@ -186,21 +194,22 @@ describe('the plan is the calls (the H1 repro)', () => {
   })
 
   it('refuses an apply without the call-resume-from its plan was made with', async () => {
-    // An earlier attempt deleted 40 of the 50: the plan holds the 10 left.
-    const earlier = await runAction(inputs({ ...DELETE, 'targets-where': 'id < "t-041"' }), RUN)
+    // An earlier attempt deleted 40 of the 50 targets of the snapshot: the plan holds the 10 left.
+    const snapshot = await snapshotOf()
+    const earlier = await runAction(inputs({ ...DELETE, ...snapshot, 'targets-where': 'id < "t-041"' }), RUN)
     const earlierFile = join(dir, 'h1-earlier.jsonl')
     copyFileSync(earlier.outputs['results-file'], earlierFile)
     earlier.cleanup()
-    const { snapshotInputs, approved, count } = await planOver({ 'call-resume-from': earlierFile })
+    const { snapshotInputs, approved, count } = await planOver({ 'call-resume-from': earlierFile }, RERUN, snapshot)
     expect(count).toBe(10)
-    const run = await apply({ ...snapshotInputs, 'plan-digest': approved })
+    const run = await apply({ ...snapshotInputs, 'plan-digest': approved }, RERUN)
     try {
       expectFailure(run, /would make 50 calls where the approved plan has 10; what differs: call-resume-from/)
       expect(api.requests).toHaveLength(0)
     } finally {
       run.cleanup()
     }
-    const same = await apply({ ...snapshotInputs, 'plan-digest': approved, 'call-resume-from': earlierFile })
+    const same = await apply({ ...snapshotInputs, 'plan-digest': approved, 'call-resume-from': earlierFile }, RERUN)
     try {
       expect(same.code).toBe(0)
       expect(calls()).toHaveLength(10)

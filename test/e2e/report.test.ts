@@ -87,9 +87,10 @@ describe('report-from', () => {
     idp.requests.length = 0
     api.requests.length = 0
     // The report job: no credentials, no base-url, no request.
+    // The report runs in the attempt that re-ran shard 3: it counts attempts up to its own.
     const report = await runAction(
       { 'report-from': join(dir, 'all'), 'targets-from': snapshot, 'targets-digest': digest },
-      { env: { GITHUB_RUN_ID: '31337', GITHUB_RUN_ATTEMPT: '1' } }
+      { env: { GITHUB_RUN_ID: '31337', GITHUB_RUN_ATTEMPT: '2' } }
     )
     try {
       expect(idp.requests).toHaveLength(0)

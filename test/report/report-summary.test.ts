@@ -28,6 +28,7 @@ const report = (overrides: Partial<MergedReport> = {}): MergedReport => ({
   unreadable: [],
   otherCallLines: 0,
   notInSnapshot: 0,
+  forged: false,
   ...overrides
 })
 

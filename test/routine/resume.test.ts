@@ -179,8 +179,8 @@ describe('readEarlierResults', () => {
     const { earlier, warnings } = read()
     expect(['a', 'b', 'c', 'd'].map(earlier.finished)).toEqual([200, undefined, 200, undefined])
     expect(warnings).toEqual([
-      `"${a}" ends in a torn line (its writer was stopped mid-line): that line is ignored`,
-      `"${b}" ends in a torn line (its writer was stopped mid-line): that line is ignored`
+      `"${a}" ends in a torn line or block (its writer was stopped mid-line): it is ignored`,
+      `"${b}" ends in a torn line or block (its writer was stopped mid-line): it is ignored`
     ])
   })
 
@@ -229,7 +229,7 @@ describe('readEarlierResults', () => {
     writeFileSync(torn, `${line(1, 'a', 'succeeded', 200)}\n{"key"`)
     const { warnings } = read()
     expect(warnings).toEqual([
-      `"${join(dir, 'a::stop-commands::b', 'r.jsonl')}" ends in a torn line (its writer was stopped mid-line): that line is ignored`
+      `"${join(dir, 'a::stop-commands::b', 'r.jsonl')}" ends in a torn line or block (its writer was stopped mid-line): it is ignored`
     ])
   })
 
@@ -241,6 +241,30 @@ describe('readEarlierResults', () => {
         'Input call-resume-from: "/proc/self/mem" cannot be read (EIO: i/o error, read); no call was made'
       )
     )
+  })
+
+  it("keeps which targets a file of this step's plan finished: an apply's own earlier attempt", () => {
+    const header = (plan: string) =>
+      `{"m2m":"results","format":2,"run":"1","attempt":1,"call":"${FP}","shard":null,"snapshot":null,"listing":null,"where":null,"plan":"${plan}","canary":false,"key":null}`
+    const seal = `{"m2m":"seal","lines":1,"sha256":"${'0'.repeat(64)}","sig":null}`
+    const plan = `plan2.2.${'a'.repeat(8)}.${'b'.repeat(8)}.${'c'.repeat(8)}.${'d'.repeat(8)}.${'e'.repeat(8)}.${'f'.repeat(8)}.${'0'.repeat(8)}.${'1'.repeat(64)}`
+    file('applied.jsonl', [header(plan), line(1, 'a', 'succeeded', 204), seal])
+    file('earlier.jsonl', [header(plan.replace('plan2.2', 'plan2.3')), line(1, 'b', 'succeeded', 204), seal])
+    const { earlier, warnings } = read({ plan })
+    expect(warnings).toEqual([])
+    expect([earlier.finished('a'), earlier.finishedByPlan('a')]).toEqual([204, true])
+    expect([earlier.finished('b'), earlier.finishedByPlan('b')]).toEqual([204, false])
+    expect(earlier.finishedByPlan('c')).toBe(false)
+    expect(read().earlier.finishedByPlan('a')).toBe(false)
+  })
+
+  it('sets aside, in one warning, files that are not evidence: their targets are called again', () => {
+    file('r.jsonl', [line(1, 'a', 'succeeded', 200)])
+    const { earlier, warnings } = read({ expected: { sameAttempt: 'canary only', attempt: 1 } })
+    expect(earlier.finished('a')).toBeUndefined()
+    expect(warnings).toEqual([
+      "1 result line was not counted: another call, attempt or shard than their file's header, or a later attempt; their targets are called again."
+    ])
   })
 
   it('refuses a path that is neither a file nor a folder', () => {

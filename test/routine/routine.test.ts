@@ -689,7 +689,7 @@ describe('a routine, its skips, drain and clean-up', () => {
       options({
         targets: list([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
         count: 3,
-        earlier: { finished: key => done.get(key), size: done.size }
+        earlier: { finished: key => done.get(key), finishedByPlan: () => false, size: done.size }
       })
     )
     expect(sent.map(r => r.url.pathname)).toEqual(['/base/v1/t/b'])
@@ -977,7 +977,11 @@ describe('runRoutine in waves', () => {
 
   it('counts skipped targets in their waves: a wave of skips makes no call and judges nothing', async () => {
     const { transport, sent } = statuses(() => 200)
-    const earlier = { finished: (key: string) => (key === 't4' ? 200 : undefined), size: 1 }
+    const earlier = {
+      finished: (key: string) => (key === 't4' ? 200 : undefined),
+      finishedByPlan: () => false,
+      size: 1
+    }
     const result = await runRoutine(transport, options({ targets: waveList(ids(10)), count: 10, waves, earlier }))
     expect(sent).toHaveLength(9)
     expect(outcomes(result)).toEqual({ skipped: 1, succeeded: 9 })

@@ -1,0 +1,167 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { recordSigner, recordVerifier } from '../../src/auth/record-key.js'
+import { Expectation, NewerFormatError, Refusal } from '../../src/routine/evidence.js'
+import { RecordHeader } from '../../src/routine/record-format.js'
+import { ResultsRecord } from '../../src/routine/record.js'
+import { readResultFile } from '../../src/routine/result-files.js'
+import { FP, line } from '../helpers.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-evidence-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const signer = recordSigner(Buffer.alloc(32, 3))
+const other = recordSigner(Buffer.alloc(32, 4))
+const HEADER: RecordHeader = {
+  run: '100',
+  attempt: 1,
+  call: FP,
+  shard: null,
+  snapshot: `sha256:${'c'.repeat(64)}`,
+  listing: null,
+  where: null,
+  plan: null,
+  canary: false,
+  key: signer.publicKey
+}
+
+/** A results file as the routine writes it: header, lines in blocks of `block`, each sealed. */
+function written(keys: string[], header: Partial<RecordHeader> = {}, by = signer, block = 2): string {
+  const full = { ...HEADER, ...header }
+  const record = new ResultsRecord({ dir, info: () => undefined, header: full, signer: full.key ? by : undefined })
+  keys.forEach((key, i) => {
+    record.add(line(key, 'succeeded', 200, { attempt: full.attempt, shard: full.shard ?? undefined }), 'succeeded')
+    if ((i + 1) % block === 0) record.flush()
+  })
+  record.close()
+  return record.path
+}
+
+function read(file: string, expected: Partial<Expectation> = {}) {
+  const keys: string[] = []
+  const refused: Refusal[] = []
+  let torn = 0
+  let refusedLines = 0
+  readResultFile(
+    file,
+    facts => keys.push(facts.key),
+    { torn: () => torn++, refused: (_f, r) => refused.push(r), refusedLines: (_f, n) => (refusedLines += n) },
+    { sameAttempt: 'counted', ...expected }
+  )
+  return { keys, refused, torn, refusedLines }
+}
+
+const verifier = recordVerifier(signer.publicKey)!
+
+describe('a results file as evidence', () => {
+  it('gives every line a signed file holds, checked against the run key', () => {
+    const file = written(['a', 'b', 'c', 'd', 'e'])
+    expect(read(file, { verifier, run: '100', attempt: 1, snapshot: HEADER.snapshot! })).toEqual({
+      keys: ['a', 'b', 'c', 'd', 'e'],
+      refused: [],
+      torn: 0,
+      refusedLines: 0
+    })
+  })
+
+  it.each<[string, Partial<RecordHeader>, RecordHeader['key'], string, Partial<Expectation>]>([
+    ['unsigned', { key: null }, null, 'unsigned', {}],
+    ['signed with another key', { key: other.publicKey }, null, 'key', {}],
+    ['of another run', {}, null, 'run', { run: '101' }],
+    ['of a later attempt', { attempt: 3 }, null, 'attempt', { attempt: 2 }],
+    ['of another snapshot', { snapshot: `sha256:${'d'.repeat(64)}` }, null, 'snapshot', { snapshot: HEADER.snapshot! }]
+  ])('refuses a file %s, whole', (_what, header, _key, reason, expected) => {
+    const file = written(['a', 'b'], header, header.key === other.publicKey ? other : signer)
+    const got = read(file, { verifier, ...expected })
+    expect(got.keys).toEqual([])
+    expect(got.refused).toEqual([expect.objectContaining({ reason, fromLine: 1 })])
+  })
+
+  it('takes the same attempt in a report, and in a resume only from a canary', () => {
+    const plain = written(['a'], { attempt: 2 })
+    expect(read(plain, { attempt: 2, sameAttempt: 'counted' }).keys).toEqual(['a'])
+    expect(read(plain, { attempt: 2, sameAttempt: 'canary only' }).refused).toEqual([
+      expect.objectContaining({ reason: 'attempt', detail: 'of run attempt 2, not before this one (2)' })
+    ])
+    const canary = written(['b'], { attempt: 2, canary: true })
+    expect(read(canary, { attempt: 2, sameAttempt: 'canary only' }).keys).toEqual(['b'])
+    expect(read(written(['c'], { attempt: 1 }), { attempt: 2, sameAttempt: 'canary only' }).keys).toEqual(['c'])
+  })
+
+  it('counts the blocks before an altered one, and refuses the rest from its seal', () => {
+    const file = written(['a', 'b', 'c', 'd', 'e', 'f'])
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"key":"d"', '"key":"x"'))
+    const got = read(file, { verifier })
+    expect(got.keys).toEqual(['a', 'b'])
+    expect(got.refused).toEqual([expect.objectContaining({ reason: 'altered', fromLine: 7 })])
+  })
+
+  it('refuses a forged seal: the right hash, without the key, or a signature of other lines', () => {
+    const file = written(['a', 'b'])
+    const text = readFileSync(file, 'utf8')
+    writeFileSync(file, text.replace(/"sig":"[^"]+"/, '"sig":null'))
+    expect(read(file, { verifier }).refused).toEqual([expect.objectContaining({ reason: 'altered' })])
+    // Without a verifier the seals are not checked: an unsigned file counts, block by block.
+    expect(read(file).keys).toEqual(['a', 'b'])
+  })
+
+  it('drops a block without its seal as torn: a writer stopped mid-block', () => {
+    const file = written(['a', 'b'])
+    writeFileSync(file, `${readFileSync(file, 'utf8')}${line('c', 'succeeded', 200)}\n`)
+    expect(read(file, { verifier })).toMatchObject({ keys: ['a', 'b'], torn: 1 })
+    expect(read(file)).toMatchObject({ keys: ['a', 'b'], torn: 1 })
+  })
+
+  it('refuses, line by line, lines whose call, attempt or shard is not their header', () => {
+    const file = written(['a'], { key: null })
+    const text = readFileSync(file, 'utf8').split('\n')
+    const strays = [
+      line('b', 'succeeded', 200, { call: 'fedcba9876543210' }),
+      line('c', 'succeeded', 200, { attempt: 2 }),
+      line('d', 'succeeded', 200, { shard: '1/2' }),
+      line('e', 'succeeded', 200)
+    ]
+    text.splice(1, 0, ...strays)
+    writeFileSync(file, text.join('\n'))
+    expect(read(file)).toMatchObject({ keys: ['e', 'a'], refusedLines: 3 })
+  })
+
+  it('reads a format 1 file line by line, refusing later attempts, and refuses it whole with a verifier', () => {
+    const file = join(dir, 'v1.jsonl')
+    writeFileSync(file, [line('a', 'succeeded', 200), line('b', 'failed', 500, { attempt: 5 })].join('\n') + '\n')
+    expect(read(file, { attempt: 2 })).toMatchObject({ keys: ['a'], refusedLines: 1 })
+    expect(read(file, { verifier }).refused).toEqual([
+      expect.objectContaining({ reason: 'unsigned', detail: 'unsigned (format 1, written before records were signed)' })
+    ])
+  })
+
+  it('refuses a file of a newer format, naming both versions and what to upgrade', () => {
+    const file = join(dir, 'v3.jsonl')
+    writeFileSync(file, '{"m2m":"results","format":3,"anything":"new"}\n')
+    expect(() => read(file)).toThrow(NewerFormatError)
+    expect(() => read(file)).toThrow(
+      /is a results file of format 3, which this version of the action does not read \(it reads formats 1 and 2\): upgrade this step's action/
+    )
+  })
+
+  it.each([
+    ['a header with a field too many', (h: string) => h.replace('"m2m":"results",', '"m2m":"results","x":1,')],
+    ['a header of the wrong shape', (h: string) => h.replace('"attempt":1', '"attempt":"1"')],
+    ['a first line of another kind', (h: string) => h.replace('"m2m":"results"', '"m2m":"other"')]
+  ])('throws for %s, naming the file', (_what, change) => {
+    const file = written(['a'], { key: null })
+    const [head, ...rest] = readFileSync(file, 'utf8').split('\n')
+    writeFileSync(file, [change(head), ...rest].join('\n'))
+    expect(() => read(file)).toThrow(/is not a results file's of this action/)
+  })
+
+  it('throws for a seal of the wrong shape', () => {
+    const file = written(['a'], { key: null })
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"lines":1', '"lines":"one"'))
+    expect(() => read(file)).toThrow(/line 3 is not a results file's of this action/)
+  })
+})
