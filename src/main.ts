@@ -116,7 +116,7 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
   setup?.checkTargets()
   // With a snapshot, an apply that is not the approved plan fails here, before any request.
-  let plan = targets && setup?.planDigest(targets)
+  let plan = targets && (await setup?.planDigest(targets))
   const obtained = await obtainToken(
     { ...inputs, shardJob: inputs.shard !== undefined, runId: process.env.GITHUB_RUN_ID },
     http
@@ -127,7 +127,7 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
     setup?.checkTargets()
   }
   // Bound before any call: a plan-digest that does not match fails the step here.
-  plan ??= setup?.planDigest(targets)
+  plan ??= await setup?.planDigest(targets)
   if (setup) {
     const onRecord = (): void => {
       made.phase = 'routine'

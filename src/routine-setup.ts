@@ -2,7 +2,16 @@ import * as core from '@actions/core'
 import { RecordSigner, recordVerifier } from './auth/record-key.js'
 import { Inputs } from './inputs.js'
 import { isPlanDigest } from './routine/plan.js'
-import { checkPlanCalls, isPlan2Digest, PlanBuilder } from './routine/plan-calls.js'
+import { callEntry, checkPlanCalls, isPlan2Digest, PlanBuilder } from './routine/plan-calls.js'
+import {
+  describeDifference,
+  entryHash,
+  PlanFile,
+  PlannedCall,
+  plannedCallAt,
+  readPlanFile
+} from './routine/plan-file.js'
+import { readSnapshot } from './targets/snapshot.js'
 import { Preflight } from './routine/preflight.js'
 import { EarlierResults, readEarlierResults } from './routine/resume.js'
 import { RankList, waveRank } from './routine/waves.js'
@@ -59,8 +68,7 @@ export class RoutineSetup {
     const key = this.ranks || this.plan ? targetKey(target) : ''
     this.ranks?.add(waveRank(key))
     if (!this.plan || !ok) return
-    const { earlier } = this
-    if (earlier && earlier.finished(key) !== undefined && !earlier.finishedByPlan(key)) return this.plan.skip(key)
+    if (this.skips(key)) return this.plan.skip(key)
     const { spec } = this.inputs.call!
     this.plan.add(key, spec.method, renderPath(spec, target), renderBody(spec, target))
   }
@@ -79,7 +87,7 @@ export class RoutineSetup {
    * The plan-digest output; throws before any call when the plan-digest input is not this step's
    * plan, naming what differs.
    */
-  planDigest(targets: Collected | undefined): string {
+  async planDigest(targets: Collected | undefined): Promise<string> {
     const { inputs } = this
     const call = inputs.call!
     const approved = call.planDigest
@@ -95,11 +103,50 @@ export class RoutineSetup {
       where: inputs.targetsWhere,
       shard: inputs.shard && `${inputs.shard.index}/${inputs.shard.count}`
     })
-    if (approved) {
-      checkPlanCalls(approved, own)
-      core.info(`The plan is the approved one (plan-digest): its ${this.plan.count} calls are made as planned`)
+    if (!approved) return own
+    // A plan file given is the approved one, or the step fails: it is another job's file.
+    const planFile = call.planFrom === undefined ? undefined : readPlanFile(call.planFrom, approved)
+    if (own !== approved) {
+      const first = planFile && targets ? await this.firstDifference(planFile, targets) : undefined
+      checkPlanCalls(approved, own, first)
     }
+    core.info(`The plan is the approved one (plan-digest): its ${this.plan.count} calls are made as planned`)
     return own
+  }
+
+  /** Where this step's calls first part from the plan file's, going through the targets again. */
+  private async firstDifference(planFile: PlanFile, targets: Collected): Promise<string | undefined> {
+    const { spec } = this.inputs.call!
+    let index = 0
+    let found: string | undefined
+    const ours = (target: unknown): PlannedCall => ({
+      key: targetKey(target),
+      method: spec.method,
+      path: renderPath(spec, target),
+      body: renderBody(spec, target)
+    })
+    await readSnapshot(targets.listing.file, batch => {
+      for (const target of batch) {
+        if (found !== undefined) return
+        const call = ours(target)
+        if (this.skips(call.key)) continue
+        const hash = entryHash(callEntry(call.key, call.method, call.path, call.body))
+        if (hash[0] !== planFile.hashes[2 * index] || hash[1] !== planFile.hashes[2 * index + 1]) {
+          found = describeDifference(index, plannedCallAt(planFile, index), call)
+        }
+        index++
+      }
+    })
+    if (found === undefined && index < planFile.count) {
+      found = describeDifference(index, plannedCallAt(planFile, index), undefined)
+    }
+    return found
+  }
+
+  /** Whether the plan leaves a target out: an earlier attempt, not of this plan, finished it. */
+  private skips(key: string): boolean {
+    const { earlier } = this
+    return earlier !== undefined && earlier.finished(key) !== undefined && !earlier.finishedByPlan(key)
   }
 
   /** What a plan1 digest (which binds the snapshot and the call only) cannot vouch for. */

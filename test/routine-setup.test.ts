@@ -51,7 +51,7 @@ function earlierFile(keys: string[], call = FP): string {
 }
 
 describe('RoutineSetup: the preflight and the ranks', () => {
-  it('refuses targets the call cannot be made for, after they passed', () => {
+  it('refuses targets the call cannot be made for, after they passed', async () => {
     const setup = new RoutineSetup(inputsWith())
     pass(setup, [{ id: 'a' }, { name: 'no id' }])
     expect(() => setup.checkTargets()).toThrow(/^Input call: 1 of 2 targets cannot fill its placeholders/)
@@ -69,7 +69,7 @@ describe('RoutineSetup: the preflight and the ranks', () => {
 })
 
 describe('RoutineSetup: what earlier attempts finished', () => {
-  it('reads call-resume-from before the targets pass, for the plan and the routine', () => {
+  it('reads call-resume-from before the targets pass, for the plan and the routine', async () => {
     const earlier = earlierFile(['t1'], callFingerprint(callIdentity(inputsWith())))
     const setup = new RoutineSetup(inputsWith({ 'call-resume-from': earlier }))
     expect(setup.earlier?.finished('t1')).toBe(204)
@@ -77,7 +77,7 @@ describe('RoutineSetup: what earlier attempts finished', () => {
     expect(new RoutineSetup(inputsWith()).earlier).toBeUndefined()
   })
 
-  it('logs, with core.info, that a resume folder holds no results yet', () => {
+  it('logs, with core.info, that a resume folder holds no results yet', async () => {
     const empty = mkdtempSync(join(dir, 'none-'))
     new RoutineSetup(inputsWith({ 'call-resume-from': empty }))
     expect(written()).toContain(
@@ -85,7 +85,7 @@ describe('RoutineSetup: what earlier attempts finished', () => {
     )
   })
 
-  it('throws before any call when a resume file is not a results file', () => {
+  it('throws before any call when a resume file is not a results file', async () => {
     const bad = join(dir, 'results-bad.jsonl')
     writeFileSync(bad, 'not json\n')
     expect(() => new RoutineSetup(inputsWith({ 'call-resume-from': bad }))).toThrow(
@@ -95,22 +95,22 @@ describe('RoutineSetup: what earlier attempts finished', () => {
 })
 
 describe('RoutineSetup: the plan is the calls', () => {
-  const plan = (extra: Record<string, string>, list: unknown[] = targets(10), digest?: string) => {
+  const plan = async (extra: Record<string, string>, list: unknown[] = targets(10), digest?: string) => {
     const setup = new RoutineSetup(inputsWith(extra))
     return setup.planDigest(pass(setup, list, digest))
   }
 
-  it('makes a plan2 digest of the calls in a dry run, the same for the same calls', () => {
-    const digest = plan({ 'call-dry-run': 'true' })
+  it('makes a plan2 digest of the calls in a dry run, the same for the same calls', async () => {
+    const digest = await plan({ 'call-dry-run': 'true' })
     expect(isPlan2Digest(digest)).toBe(true)
     expect(digest.split('.')[1]).toBe('10')
-    expect(plan({ 'call-dry-run': 'true' })).toBe(digest)
-    expect(plan({ 'call-dry-run': 'true' }, targets(9))).not.toBe(digest)
+    expect(await plan({ 'call-dry-run': 'true' })).toBe(digest)
+    expect(await plan({ 'call-dry-run': 'true' }, targets(9))).not.toBe(digest)
   })
 
-  it('lets an apply of the same calls through, and says so', () => {
-    const approved = plan({ 'call-dry-run': 'true' })
-    expect(plan({ 'plan-digest': approved })).toBe(approved)
+  it('lets an apply of the same calls through, and says so', async () => {
+    const approved = await plan({ 'call-dry-run': 'true' })
+    expect(await plan({ 'plan-digest': approved })).toBe(approved)
     expect(written()).toContain('The plan is the approved one (plan-digest): its 10 calls are made as planned\n')
   })
 
@@ -119,42 +119,42 @@ describe('RoutineSetup: the plan is the calls', () => {
     ['a selection', { 'targets-where': 'id != "t3"' }, 'targets-where'],
     ['another body', { 'call-body': '{"x":1}' }, 'call-body'],
     ['another call', { call: 'DELETE /v1/u/{id}' }, 'the call input \\(method or path\\)']
-  ])('refuses an apply with %s before any call, naming the input', (_what, change, input) => {
-    const approved = plan({ 'call-dry-run': 'true' })
-    expect(() => plan({ 'plan-digest': approved, ...change })).toThrow(
+  ])('refuses an apply with %s before any call, naming the input', async (_what, change, input) => {
+    const approved = await plan({ 'call-dry-run': 'true' })
+    await expect(plan({ 'plan-digest': approved, ...change })).rejects.toThrow(
       new RegExp(`^Input plan-digest: this step would make .*; what differs: ${input}\\. No call was made\\.`)
     )
   })
 
-  it('refuses an apply without the resume its plan had, counting the calls', () => {
+  it('refuses an apply without the resume its plan had, counting the calls', async () => {
     const earlier = earlierFile(['t1', 't2'], callFingerprint(callIdentity(inputsWith())))
-    const approved = plan({ 'call-dry-run': 'true', 'call-resume-from': earlier })
+    const approved = await plan({ 'call-dry-run': 'true', 'call-resume-from': earlier })
     expect(approved.split('.')[1]).toBe('8')
-    expect(() => plan({ 'plan-digest': approved })).toThrow(
+    await expect(plan({ 'plan-digest': approved })).rejects.toThrow(
       /^Input plan-digest: this step would make 10 calls where the approved plan has 8; what differs: call-resume-from/
     )
-    expect(plan({ 'plan-digest': approved, 'call-resume-from': earlier })).toBe(approved)
+    expect(await plan({ 'plan-digest': approved, 'call-resume-from': earlier })).toBe(approved)
   })
 
-  it('names no input when only the targets changed under the same inputs', () => {
-    const approved = plan({ 'call-dry-run': 'true' })
+  it('names no input when only the targets changed under the same inputs', async () => {
+    const approved = await plan({ 'call-dry-run': 'true' })
     const moved = [...targets(9), { id: 'other' }]
-    expect(() => plan({ 'plan-digest': approved }, moved)).toThrow(
+    await expect(plan({ 'plan-digest': approved }, moved)).rejects.toThrow(
       /the same number of calls \(10\), other ones; every input is the same, so the targets themselves changed/
     )
   })
 
-  it('takes a plan1 digest only where it binds every call, and refuses it with a shard', () => {
+  it('takes a plan1 digest only where it binds every call, and refuses it with a shard', async () => {
     const inputs = inputsWith()
     const old = verifiedPlan(inputs, `sha256:${'ab'.repeat(32)}`)
-    expect(plan({ 'plan-digest': old })).toBe(old)
-    expect(() => plan({ 'plan-digest': old, shard: '1/2' })).toThrow(
+    expect(await plan({ 'plan-digest': old })).toBe(old)
+    await expect(plan({ 'plan-digest': old, shard: '1/2' })).rejects.toThrow(
       /^Input plan-digest is a plan1 digest, made by an earlier version of this action, which binds the snapshot and the call but not shard/
     )
-    expect(() => plan({ 'plan-digest': old, 'targets-where': 'true' })).toThrow(/but not targets-where/)
+    await expect(plan({ 'plan-digest': old, 'targets-where': 'true' })).rejects.toThrow(/but not targets-where/)
   })
 
-  it('gives a step that is neither a dry run nor an apply the plan1 digest of its call', () => {
-    expect(plan({})).toMatch(/^plan1\./)
+  it('gives a step that is neither a dry run nor an apply the plan1 digest of its call', async () => {
+    expect(await plan({})).toMatch(/^plan1\./)
   })
 })

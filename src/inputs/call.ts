@@ -18,6 +18,8 @@ export interface CallInputs {
   readonly dryRun: boolean
   /** plan-digest: the approved plan; no call unless this step's plan is the same. */
   readonly planDigest?: string
+  /** plan-from: the plan job's results file, checked against plan-digest, to name a difference. */
+  readonly planFrom?: string
   readonly concurrency: number
   readonly rate?: number
   readonly idempotent: boolean
@@ -56,6 +58,7 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     bodyText,
     dryRun: boolean('call-dry-run'),
     planDigest,
+    planFrom: planFrom(planDigest),
     resumeFrom: core.getInput('call-resume-from') || undefined,
     concurrency: integer('call-concurrency', 1, 64),
     rate: rate ? number('call-rate', 0.01, 10_000) : undefined,
@@ -120,4 +123,14 @@ export function acceptedStatuses(): Set<number> {
     )
   }
   return new Set(statuses.map(Number))
+}
+
+function planFrom(planDigest: string | undefined): string | undefined {
+  const from = core.getInput('plan-from') || undefined
+  if (from && !(planDigest && isPlan2Digest(planDigest))) {
+    throw new Error(
+      "Input plan-from is the plan job's results file, checked against the approved plan: give plan-digest (a plan2 digest) too, or remove plan-from"
+    )
+  }
+  return from
 }

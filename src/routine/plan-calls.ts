@@ -72,7 +72,8 @@ export class PlanBuilder {
 
 /** One call as the plan hashes it: the same text for the builder and for a plan file read back. */
 export function callEntry(key: string, method: string, path: string, body: string | undefined): string {
-  return `${JSON.stringify([key, method, path])}\n${body ?? ''}\n`
+  // A plan file writes no body and a body of null alike: the plan does not tell them apart either.
+  return `${JSON.stringify([key, method, path])}\n${body === 'null' ? '' : (body ?? '')}\n`
 }
 
 /**
@@ -100,7 +101,7 @@ export function isPlan2Digest(text: string): boolean {
  * Throws before any call when this step's plan is not the approved one, naming what differs: the
  * number of calls, and the inputs whose tags moved. `approved` has the form isPlan2Digest checks.
  */
-export function checkPlanCalls(approved: string, own: string): void {
+export function checkPlanCalls(approved: string, own: string, firstDifference?: string): void {
   if (approved === own) return
   const theirs = FORMAT.exec(approved)!
   const ours = FORMAT.exec(own)!
@@ -113,8 +114,9 @@ export function checkPlanCalls(approved: string, own: string): void {
     moved.length > 0
       ? `; what differs: ${moved.join(', ')}`
       : '; every input is the same, so the targets themselves changed (a new listing)'
+  const first = firstDifference ? `; the first call that differs is ${firstDifference}` : ''
   throw new Error(
-    `Input plan-digest: this step would make ${counts}${inputs}. No call was made. Apply exactly what was ` +
+    `Input plan-digest: this step would make ${counts}${inputs}${first}. No call was made. Apply exactly what was ` +
       'planned (the same targets-from, targets-where, shard, call-resume-from, call, call-body and base-url), or plan again and have the new plan approved.'
   )
 }

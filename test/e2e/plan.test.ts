@@ -8,14 +8,18 @@ let idp: TestServer
 let api: TestServer
 let targets: unknown[]
 let dir: string
+/** Targets whose calls the service refuses (409, not retried). */
+let failing = new Set<string>()
 
 beforeAll(async () => {
   idp = await startServer((_req, res) =>
     json(res, 200, { access_token: TOKEN, expires_in: 86400, token_type: 'Bearer' })
   )
-  api = await startServer((req, res) =>
-    req.url === '/v1/targets' ? json(res, 200, targets) : json(res, 200, { ok: 1 })
-  )
+  api = await startServer((req, res) => {
+    if (req.url === '/v1/targets') return json(res, 200, targets)
+    const id = decodeURIComponent(req.url.split('/')[3] ?? '')
+    return failing.has(id) ? json(res, 409, { error: 'busy' }) : json(res, 200, { ok: 1 })
+  })
   dir = mkdtempSync(join(tmpdir(), 'm2m-plan-'))
 })
 afterAll(async () => {
@@ -23,6 +27,7 @@ afterAll(async () => {
   await Promise.all([idp.close(), api.close()])
 })
 beforeEach(() => {
+  failing = new Set()
   idp.requests.length = 0
   api.requests.length = 0
   targets = Array.from({ length: 50 }, (_, i) => ({ id: `t-${String(i + 1).padStart(3, '0')}`, name: `n${i}` }))
@@ -215,6 +220,75 @@ describe('the plan is the calls (the H1 repro)', () => {
       expect(calls()).toHaveLength(10)
     } finally {
       same.cleanup()
+    }
+  })
+
+  it('re-runs a partial apply: only the calls left, inside the same plan', async () => {
+    const { snapshotInputs, approved, planFile } = await planOver({})
+    failing = new Set(['t-003', 't-017', 't-042'])
+    const first = await apply({ ...snapshotInputs, 'plan-digest': approved, 'plan-from': planFile })
+    const attempt1 = join(dir, 'apply-1.jsonl')
+    try {
+      expect(first.code).toBe(1)
+      expect(first.outputs).toMatchObject({ 'calls-succeeded': '47', 'calls-failed': '3' })
+      copyFileSync(first.outputs['results-file'], attempt1)
+    } finally {
+      first.cleanup()
+    }
+    failing = new Set()
+    api.requests.length = 0
+    const again = await apply(
+      { ...snapshotInputs, 'plan-digest': approved, 'plan-from': planFile, 'call-resume-from': attempt1 },
+      RERUN
+    )
+    try {
+      expect(again.code).toBe(0)
+      expect(
+        calls()
+          .map(r => r.url)
+          .sort()
+      ).toEqual(['/v1/targets/t-003', '/v1/targets/t-017', '/v1/targets/t-042'])
+      expect(again.outputs).toMatchObject({ 'calls-succeeded': '3', 'calls-skipped': '47' })
+      expect(again.stdout).toContain('The plan is the approved one (plan-digest): its 50 calls are made as planned')
+    } finally {
+      again.cleanup()
+    }
+  })
+
+  it('refuses a plan file altered after the plan was made, before any request', async () => {
+    const { snapshotInputs, approved, planFile } = await planOver({ shard: '1/2' })
+    const text = readFileSync(planFile, 'utf8')
+    const first = /"path":"(\/v1\/targets\/t-\d+)"/.exec(text)![1]
+    writeFileSync(planFile, text.replace(`"path":"${first}"`, '"path":"/v1/targets/t-999"'))
+    const run = await apply({ ...snapshotInputs, 'plan-digest': approved, shard: '1/2', 'plan-from': planFile })
+    try {
+      expectFailure(
+        run,
+        /^::error::Input plan-from: ".*h1-plan\.jsonl" is not the approved plan: its calls are not the approved plan’s: it was altered after the plan was made\. No call was made\./
+      )
+      expect(api.requests).toHaveLength(0)
+      expect(idp.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('names the first call in which an apply differs from the plan file', async () => {
+    const { snapshotInputs, approved, planFile } = await planOver({})
+    const run = await apply({
+      ...snapshotInputs,
+      'plan-digest': approved,
+      'plan-from': planFile,
+      'targets-where': 'id != "t-004"'
+    })
+    try {
+      expectFailure(
+        run,
+        /would make 49 calls where the approved plan has 50; what differs: targets-where; the first call that differs is #4: the approved plan has DELETE "\/v1\/targets\/t-004", this step DELETE "\/v1\/targets\/t-005"\. No call was made\./
+      )
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
     }
   })
 })

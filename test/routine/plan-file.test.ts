@@ -1,0 +1,100 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { callEntry, PlanBuilder } from '../../src/routine/plan-calls.js'
+import { describeDifference, entryHash, plannedCallAt, readPlanFile } from '../../src/routine/plan-file.js'
+import { headerLine, RecordHeader, sealLine } from '../../src/routine/record-format.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'm2m-plan-file-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const INPUTS = {
+  targets: 'sha256:x',
+  call: 'POST /v1/t/{id}',
+  body: '{"a":"{id}"}',
+  baseUrl: new URL('https://api.test/')
+}
+const CALLS = ['t1', 't2', 't3'].map(id => ({ key: id, method: 'POST', path: `/v1/t/${id}`, body: `{"a":"${id}"}` }))
+
+/** A dry run's results file for CALLS, with one skipped target, and its digest. */
+function planFile(): { file: string; digest: string } {
+  const plan = new PlanBuilder()
+  for (const c of CALLS) plan.add(c.key, c.method, c.path, c.body)
+  plan.skip('t0')
+  const digest = plan.digest(INPUTS)
+  const header: RecordHeader = {
+    run: '1',
+    attempt: 1,
+    call: '0123456789abcdef',
+    shard: null,
+    snapshot: null,
+    listing: null,
+    where: null,
+    plan: digest,
+    canary: false,
+    key: null
+  }
+  const text = [
+    headerLine(header).trimEnd(),
+    '{"key":"t0","call":"0123456789abcdef","outcome":"skipped","status":200,"runAttempt":1,"shard":null,"index":0}',
+    ...CALLS.map(
+      (c, i) =>
+        `{"key":"${c.key}","call":"0123456789abcdef","outcome":"planned","status":null,"runAttempt":1,"shard":null,"index":${i + 1},"method":"POST","path":"${c.path}","body":${c.body}}`
+    ),
+    sealLine({ lines: 4, sha256: '0'.repeat(64), sig: null }).trimEnd()
+  ]
+  const folder = join(dir, 'plan')
+  mkdirSync(folder)
+  const file = join(folder, 'results-abc.jsonl')
+  writeFileSync(file, `${text.join('\n')}\n`)
+  return { file, digest }
+}
+
+describe('readPlanFile', () => {
+  it("reads the approved plan's file, from a folder that holds it alone, with a hash per call", () => {
+    const { file, digest } = planFile()
+    const plan = readPlanFile(join(dir, 'plan'), digest)
+    expect(plan).toMatchObject({ file, count: 3 })
+    expect([...plan.hashes.subarray(2, 4)]).toEqual([...entryHash(callEntry('t2', 'POST', '/v1/t/t2', '{"a":"t2"}'))])
+    expect(plannedCallAt(plan, 2)).toEqual(CALLS[2])
+    expect(plannedCallAt(plan, 3)).toBeUndefined()
+  })
+
+  it('refuses a file whose calls were altered', () => {
+    const { file, digest } = planFile()
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"/v1/t/t2"', '"/v1/t/t9"'))
+    expect(() => readPlanFile(file, digest)).toThrow(
+      /^Input plan-from: ".*results-abc\.jsonl" is not the approved plan: its calls are not the approved plan’s: it was altered after the plan was made\. No call was made\./
+    )
+  })
+
+  it("refuses another plan's file, a line of another kind, and a folder of several files", () => {
+    const { file, digest } = planFile()
+    expect(() => readPlanFile(file, digest.replace('plan2.3.', 'plan2.4.'))).toThrow(
+      /its header names another plan, or none/
+    )
+    writeFileSync(file, `${readFileSync(file, 'utf8')}{"key":"t5","outcome":"succeeded"}\n`)
+    expect(() => readPlanFile(file, digest)).toThrow(/line 7 is neither a planned nor a skipped line/)
+    writeFileSync(join(dir, 'plan', 'other.jsonl'), '')
+    expect(() => readPlanFile(join(dir, 'plan'), digest)).toThrow(
+      /^Input plan-from: ".*plan" must be the plan job's results file, or a folder holding it alone; it holds 2 \.jsonl files/
+    )
+  })
+})
+
+describe('describeDifference', () => {
+  it('names the call of each side, quoted, or that one side has no more', () => {
+    expect(describeDifference(3, CALLS[0], CALLS[1])).toBe(
+      '#4: the approved plan has POST "/v1/t/t1" with its body, this step POST "/v1/t/t2" with its body'
+    )
+    expect(describeDifference(0, CALLS[0], { ...CALLS[0], body: '{}' })).toMatch(/\(the body differs\)$/)
+    expect(describeDifference(1, undefined, { ...CALLS[0], body: undefined })).toBe(
+      '#2: the approved plan has no more calls, this step POST "/v1/t/t1"'
+    )
+    expect(describeDifference(1, CALLS[0], undefined)).toMatch(/this step no more calls$/)
+    expect(describeDifference(0, { ...CALLS[0], path: '/a\n::error::x' }, undefined)).not.toContain('\n')
+  })
+})
