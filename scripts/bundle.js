@@ -1,9 +1,12 @@
 // npm run bundle: ncc builds build/action.ts (or another entry in build/) into one file, then terser
 // compresses it. ncc's --minify only renames variables (terser with compress off, every function
 // name kept); compressing and renaming functions too takes ~15 % off the file every run loads.
-// Class names stay, so an error that escapes still names its class. Usage: bundle.js [entry out]
+// Class names stay, so an error that escapes still names its class. A package imported with
+// import() (the CEL library, only when targets-where is set) is a chunk of its own beside index.js,
+// compressed the same way; licenses.txt is written here, as ncc lists only one chunk's packages.
+// Usage: bundle.js [entry out]
 import { execFileSync } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { minify } from 'terser'
@@ -14,14 +17,31 @@ const outDir = resolve(out)
 rmSync(outDir, { recursive: true, force: true })
 const ncc = join(root, 'node_modules', '@vercel', 'ncc', 'dist', 'ncc', 'cli.js')
 const args = ['build', entry, '-o', outDir, '--minify', '-q']
-if (entry === 'action.ts') args.push('--license', 'licenses.txt')
 execFileSync(process.execPath, [ncc, ...args], { cwd: join(root, 'build'), stdio: 'inherit' })
 
-const file = join(outDir, 'index.js')
-const { code } = await minify(readFileSync(file, 'utf8'), {
-  module: true,
-  compress: { passes: 2 },
-  mangle: { keep_classnames: true }
-})
-if (code === undefined) throw new Error(`terser produced nothing for ${file}`)
-writeFileSync(file, code)
+for (const name of readdirSync(outDir).filter(n => n.endsWith('.js'))) {
+  const file = join(outDir, name)
+  const { code } = await minify(readFileSync(file, 'utf8'), {
+    module: true,
+    compress: { passes: 2 },
+    mangle: { keep_classnames: true }
+  })
+  if (code === undefined) throw new Error(`terser produced nothing for ${file}`)
+  writeFileSync(file, code)
+}
+if (entry === 'action.ts') writeFileSync(join(outDir, 'licenses.txt'), licenses())
+
+/** The licence of every package the bundle ships (package.json's dependencies), and the action's. */
+function licenses() {
+  const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const entries = Object.keys(own.dependencies)
+    .sort()
+    .map(name => {
+      const dir = join(root, 'node_modules', name)
+      const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      const file = readdirSync(dir).find(f => /^licen[cs]e/i.test(f))
+      return [name, meta.license, file ? readFileSync(join(dir, file), 'utf8').trim() : '']
+    })
+  entries.push([own.name, own.license, readFileSync(join(root, 'LICENSE'), 'utf8').trim()])
+  return entries.map(([name, license, text]) => `${name}\n${license}\n${text}\n`).join('\n')
+}

@@ -26,3 +26,22 @@ export function formatBytes(bytes: number): string {
 export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 }
+
+// C0 and C1 controls and DEL; the line and paragraph separators; bidirectional marks, overrides
+// and isolates, which can make a name read as another.
+// eslint-disable-next-line no-control-regex
+const NOT_FOR_A_LOG_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * Text that came from a file or another job (a file or folder name, a field of a line), made safe
+ * to log: without control characters. A line break in it would start a new log line, where
+ * `::stop-commands::` or `::add-mask::` is a workflow command; core.info writes text as it is.
+ */
+export function logSafe(text: string): string {
+  return text.replace(NOT_FOR_A_LOG_LINE, '')
+}
+
+/** logSafe() in double quotes: where a name from a file begins and ends, as a log line shows it. */
+export function quoted(text: string): string {
+  return `"${logSafe(text)}"`
+}

@@ -3,7 +3,7 @@ import { Credentials } from './auth/credentials.js'
 import { CallInputs, call } from './inputs/call.js'
 import { readCredentials } from './inputs/credentials.js'
 import { boolean, integer, number, url } from './inputs/read.js'
-import { shard, snapshot } from './inputs/targets.js'
+import { shard, snapshot, where } from './inputs/targets.js'
 import { variableName } from './inputs/variable.js'
 import { mask, maskPrivateKey } from './secrets.js'
 import { Shard } from './targets/shards.js'
@@ -31,6 +31,8 @@ export interface Inputs {
   readonly targetsFrom?: string
   /** The digest the snapshot must have: sha256:<hex>. */
   readonly targetsDigest?: string
+  /** targets-where: the CEL condition that selects the targets, before the shard is taken. */
+  readonly targetsWhere?: string
   /** Whether to set the targets output (a fan-out's mint step does not need it). */
   readonly targetsOutput: boolean
   /** The operation to call for every target (or once, without targets). */
@@ -58,6 +60,7 @@ export function getInputs(): Inputs {
     listTargets: boolean('list-targets'),
     shard: shard('list-targets'),
     ...snapshot('list-targets'),
+    targetsWhere: where('list-targets'),
     targetsOutput: boolean('targets-output'),
     call: call('list-targets'),
     summary: boolean('summary'),

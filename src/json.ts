@@ -43,14 +43,16 @@ export function parseExact(text: string): unknown {
   return JSON.parse(text, exactNumber as (key: string, value: unknown) => unknown)
 }
 
+// A walk with a stack of its own, not recursion: a value nested thousands deep must not overflow.
 function holdsNumber(value: unknown): boolean {
-  if (typeof value === 'number') return true
-  if (value === null || typeof value !== 'object') return false
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (holdsNumber(value[i])) return true
-    return false
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === 'number') return true
+    if (next === null || typeof next !== 'object') continue
+    if (Array.isArray(next)) for (let i = 0; i < next.length; i++) pending.push(next[i])
+    else for (const key in next) pending.push((next as Record<string, unknown>)[key])
   }
-  for (const key in value) if (holdsNumber((value as Record<string, unknown>)[key])) return true
   return false
 }
 
@@ -66,4 +68,75 @@ export function isRawNumber(value: unknown): value is RawNumber {
 /** A number's text as the server sent it: kept raw, or the number's own when that is the same. */
 export function numberText(value: number | RawNumber): string {
   return typeof value === 'number' ? String(value) : value.rawJSON
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const COLON = 0x3a
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const JSON_SPACE: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d])
+
+/**
+ * Where the JSON string that opens at `open` (a double quote) closes, or -1 when it does not. One
+ * pass and no regular expression: a pattern over a string of megabytes can overflow the stack.
+ */
+export function stringEnd(text: string, open: number): number {
+  for (let at = open + 1; ;) {
+    const quote = text.indexOf('"', at)
+    if (quote < 0) return -1
+    let backslashes = 0
+    // The opening quote ends the walk back: it is no backslash.
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return quote
+    at = quote + 1
+  }
+}
+
+/**
+ * Each bracket of JSON text outside its strings, with the depth it opens or closes, and each string
+ * with the depth it stands at; stops when `visit` returns true. Linear in the text, whatever it
+ * nests: nothing here recurses.
+ */
+function walk(text: string, visit: (depth: number, stringAt?: number, stringEnd?: number) => boolean): void {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      const end = stringEnd(text, i)
+      if (end < 0 || visit(depth, i, end)) return
+      i = end
+    } else if (c === 0x5b || c === 0x7b) {
+      if (visit(++depth)) return
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+}
+
+/** Whether JSON text nests arrays and objects more than `levels` deep (`[[1]]` is 2), without parsing it. */
+export function nestsDeeperThan(text: string, levels: number): boolean {
+  // Text this short cannot be valid JSON so deep; a body that is not JSON is kept as text anyway.
+  if (text.length < 2 * (levels + 1)) return false
+  let deeper = false
+  walk(text, depth => (deeper = depth > levels))
+  return deeper
+}
+
+/**
+ * The keys of a JSON object's text at its top level, in order, as JSON.parse reads them (escapes
+ * decoded), repeats included: JSON.parse keeps only the last of a repeated key. Only meaningful for
+ * text JSON.parse accepts as an object.
+ */
+export function topLevelKeys(text: string): string[] {
+  const keys: string[] = []
+  walk(text, (depth, at, end) => {
+    if (depth !== 1 || at === undefined || end === undefined) return false
+    let after = end + 1
+    while (JSON_SPACE.has(text.charCodeAt(after))) after++
+    if (text.charCodeAt(after) !== COLON) return false
+    const quoted = text.slice(at, end + 1)
+    keys.push(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1))
+    return false
+  })
+  return keys
 }

@@ -2,6 +2,7 @@ import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
+import { recordSigner } from './auth/record-key.js'
 import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
 import { Cancellation, SignalSource } from './cancel.js'
 import { messageOf } from './errors.js'
@@ -11,14 +12,15 @@ import { getInputs, Inputs } from './inputs.js'
 import { reportInputs } from './inputs/report.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
-import { Preflight } from './routine/preflight.js'
 import { RoutineResult } from './routine/routine.js'
 import { routineError } from './routine/verdict.js'
 import { reportEveryShard } from './report-step.js'
-import { callEveryTarget, verifiedPlan } from './routine-step.js'
+import { callEveryTarget } from './routine-step.js'
+import { RoutineSetup } from './routine-setup.js'
 import { mask, redact } from './secrets.js'
 import { Collected, listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
+import { compileSelection } from './targets/select.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
 
@@ -86,29 +88,52 @@ function discard(made: Made): void {
 async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancellation): Promise<void> {
   // The targets file and the results file: both readable by their owner only.
   const tempDir = process.env.RUNNER_TEMP || tmpdir()
-  // Every target is checked against the call's placeholders as it passes into the targets file.
-  const preflight = inputs.call && new Preflight(inputs.call.spec)
-  const onTarget = preflight && ((target: unknown) => preflight.check(target))
-  const newFile = (): TargetsFile => (made.file = new TargetsFile({ dir: tempDir, shard: inputs.shard, onTarget }))
+  // Every target is checked against the call as it passes into the targets file, and the plan
+  // and the waves' ranks are worked out there too: no extra read of the list.
+  const setup = inputs.call && new RoutineSetup(inputs)
+  const onTarget = setup?.onTarget
+  // A condition that does not parse fails here, before any request.
+  const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
+  const newFile = (): TargetsFile =>
+    (made.file = new TargetsFile({ dir: tempDir, shard: inputs.shard, select, onTarget }))
   // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
   // the step before a token is spent on it.
   const { targetsFrom, targetsDigest, shardSize } = inputs
   let targets = targetsFrom ? await readInto({ targetsFrom, targetsDigest, shardSize }, newFile()) : undefined
-  preflight?.verify()
-  const obtained = await obtainToken({ ...inputs, shardJob: inputs.shard !== undefined }, http)
+  setup?.checkTargets()
+  // With a snapshot, an apply that is not the approved plan fails here, before any request.
+  let plan = targets && setup?.planDigest(targets)
+  const obtained = await obtainToken(
+    { ...inputs, shardJob: inputs.shard !== undefined, runId: process.env.GITHUB_RUN_ID },
+    http
+  )
+  // The run's record key signs the results file, when the sealed token's key is at hand.
+  const recordKey = obtained.sealKey.then(key => key && recordSigner(key))
   const bearer = new Bearer(obtained.token, renewer(inputs, http), core.warning)
-  if (!targets && inputs.listTargets) targets = await listInto(http, inputs, bearer, newFile())
-  preflight?.verify()
+  if (!targets && inputs.listTargets) {
+    targets = await listInto(http, inputs, bearer, newFile())
+    setup?.checkTargets()
+  }
   // Bound before any call: a plan-digest that does not match fails the step here.
-  const plan = inputs.call && verifiedPlan(inputs, targets?.digest ?? '')
-  if (inputs.call) {
+  plan ??= setup?.planDigest(targets)
+  if (setup) {
     const onRecord = (): void => {
       made.phase = 'routine'
     }
-    made.calls = await callEveryTarget(http, inputs, bearer, targets, tempDir, cancellation, onRecord)
+    made.calls = await callEveryTarget(http, inputs, {
+      bearer,
+      targets,
+      signer: await recordKey,
+      plan: inputs.call?.planDigest ?? plan,
+      earlier: setup.earlier,
+      ranks: setup.waveRanks,
+      resultsDir: tempDir,
+      signals: cancellation,
+      onRecord
+    })
     made.phase = 'publish'
   }
-  await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan })
+  await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan, recordKey: (await recordKey)?.publicKey })
 }
 
 interface Done {
@@ -117,10 +142,11 @@ interface Done {
   readonly targets?: Collected
   readonly calls?: RoutineResult
   readonly plan?: string
+  readonly recordKey?: string
 }
 
 /** The summary and the outputs; then a routine's failure, once its record is written. */
-async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan }: Done): Promise<void> {
+async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan, recordKey }: Done): Promise<void> {
   // The token in use at the end: a renewal during the work replaced the first one.
   const token = bearer.latest
   const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
@@ -135,6 +161,7 @@ async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan }
     targets,
     calls,
     plan,
+    recordKey,
     targetsOutput: inputs.targetsOutput,
     exportVariable: inputs.exportVariable
   })

@@ -1,4 +1,4 @@
-import { formatBytes, formatCount, formatDuration } from '../src/format.js'
+import { formatBytes, formatCount, formatDuration, logSafe, quoted } from '../src/format.js'
 
 describe('formatCount', () => {
   it.each([
@@ -42,5 +42,19 @@ describe('formatDuration', () => {
     [86400, '24 h']
   ])('%d s -> %s', (n, text) => {
     expect(formatDuration(n)).toBe(text)
+  })
+})
+
+describe('logSafe and quoted', () => {
+  it.each([
+    ['a plain name', 'results-1-3/r.jsonl', 'results-1-3/r.jsonl'],
+    ['line breaks before a command', 'x\n::stop-commands::t\r\n::add-mask::y', 'x::stop-commands::t::add-mask::y'],
+    ['C0, DEL and C1 controls', 'a\u0000\u0007\t\u001b[31mb\u007f\u0085\u009fc', 'a[31mbc'],
+    ['line and paragraph separators', 'a\u2028b\u2029c', 'abc'],
+    ['bidirectional controls', 'a\u202egpj.exe\u202c\u2066\u2069\u200e\u200f\u061cb', 'agpj.exeb'],
+    ['other unicode, kept', 'ü ✓ 日本 \u00a0', 'ü ✓ 日本 \u00a0']
+  ])('keeps %s from starting a log line', (_, text, safe) => {
+    expect(logSafe(text)).toBe(safe)
+    expect(quoted(text)).toBe(`"${safe}"`)
   })
 })

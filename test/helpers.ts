@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { jest } from '@jest/globals'
 import fc from 'fast-check'
 import { Http, HttpOptions } from '../src/http/client.js'
@@ -117,3 +118,13 @@ export const line = (
     { fingerprint: call, runAttempt: attempt, shard },
     { key, outcome, status, index: 0, target: { id: key }, error, body }
   )
+
+/** A results file's result lines as written: its header and its seals left out. */
+export const resultTexts = (path: string): string[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(l => l !== '' && !l.startsWith('{"m2m":'))
+
+/** A results file's result lines, parsed. */
+export const resultObjects = (path: string): Record<string, unknown>[] =>
+  resultTexts(path).map(l => JSON.parse(l) as Record<string, unknown>)

@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['routine'],
   ['report'],
   ['inputs'],
-  ['inputs.ts', 'cancel.ts', 'routine-step.ts', 'report-step.ts', 'main.ts', 'index.ts']
+  ['inputs.ts', 'cancel.ts', 'routine-setup.ts', 'routine-step.ts', 'report-step.ts', 'main.ts', 'index.ts']
 ]
 const layerOf = (file: string): number => {
   const top = relative(SRC, file).split('/')[0]

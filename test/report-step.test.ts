@@ -129,9 +129,9 @@ describe('reportEveryShard', () => {
     expect(outputs()['report-succeeded']).toBe('1')
   })
 
-  it('keeps the report file in the system temp folder without RUNNER_TEMP, and warns through core', async () => {
+  it('keeps the report file in the system temp folder without RUNNER_TEMP', async () => {
     delete process.env.RUNNER_TEMP
-    mkdirSync(join(dir, 'results'))
+    results('a.jsonl', CALL, ['a succeeded'])
     await reportEveryShard(inputs(), () => undefined)
     const file = outputs()['report-file']
     try {
@@ -139,8 +139,52 @@ describe('reportEveryShard', () => {
     } finally {
       rmSync(file, { force: true })
     }
-    expect(written).toContain(
-      `::warning::No results files in ${join(dir, 'results')} (report-from): there is no line to report\n`
-    )
+    expect(process.exitCode).toBeUndefined()
+  })
+
+  it.each([
+    ['a folder that does not exist', () => undefined, 'does not exist'],
+    ['an empty folder', () => mkdirSync(join(dir, 'results')), 'holds no results file']
+  ])('writes the summary and the outputs for %s, then fails naming report-from', async (_, make, what) => {
+    make()
+    const summaries: string[] = []
+    await reportEveryShard(inputs({ targetsFrom: snapshot(['a', 'b', 'c']) }), m => summaries.push(m))
+    expect(outputs()).toMatchObject({ 'report-targets': '3', 'report-missing': '3', 'shards-to-rerun': '[]' })
+    expect(summaries).toHaveLength(1)
+    expect(errors()).toEqual([expect.stringContaining(`::error::Input report-from: ${join(dir, 'results')} ${what}`)])
+    expect(errors()[0]).toContain('its path should be that folder, and its pattern should match')
+    expect(process.exitCode).toBe(1)
+  })
+
+  it('fails for a file it could not read, after the summary and the outputs, though every target is done', async () => {
+    results('a.jsonl', CALL, ['a succeeded'])
+    writeFileSync(join(dir, 'results', 'b.jsonl'), 'garbage\n')
+    const summaries: string[] = []
+    await reportEveryShard(inputs(), m => summaries.push(m))
+    expect(outputs()).toMatchObject({ 'report-succeeded': '1', 'shards-to-rerun': '[]' })
+    expect(summaries[0]).toContain('**Not counted**')
+    expect(errors()).toEqual([expect.stringMatching(/^::error::1 results file could not be read/)])
+    expect(process.exitCode).toBe(1)
+  })
+
+  it('puts no text of a file at the start of a log line', async () => {
+    // The lines of most of the file hold a call that is a command: they are not result lines.
+    const hostile = (key: string) =>
+      JSON.stringify({
+        key,
+        call: '\n::stop-commands::t\n',
+        outcome: 'failed',
+        status: 500,
+        runAttempt: 1,
+        shard: null
+      })
+    results('a.jsonl', CALL, ['a failed'])
+    mkdirSync(join(dir, 'results', 'x\n::add-mask::y'))
+    writeFileSync(join(dir, 'results', 'x\n::add-mask::y', 'b.jsonl'), [hostile('b'), hostile('c')].join('\n') + '\n')
+    await reportEveryShard(inputs(), () => undefined)
+    const lines = written.join('').split('\n')
+    expect(lines.filter(l => /^::(?!warning::|error::)/.test(l))).toEqual([])
+    expect(errors()).toHaveLength(1)
+    expect(outputs()).toMatchObject({ 'report-failed': '1' })
   })
 })

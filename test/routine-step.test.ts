@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bearer } from '../src/auth/bearer.js'
@@ -7,10 +7,11 @@ import { getInputs, Inputs } from '../src/inputs.js'
 import { callFingerprint, idempotencyKey } from '../src/routine/fingerprint.js'
 import { planDigest } from '../src/routine/plan.js'
 import { callEveryTarget, callIdentity, RoutineSignals, verifiedPlan } from '../src/routine-step.js'
+import { RoutineSetup } from '../src/routine-setup.js'
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
 import { targetKey } from '../src/targets/key.js'
-import { captureStdout, setInputs } from './helpers.js'
+import { captureStdout, resultObjects, setInputs } from './helpers.js'
 
 const API = 'https://api.step.test/base'
 const CALL = 'POST /v1/t/{id}'
@@ -69,11 +70,7 @@ function collected(targets: unknown[]): Collected {
   return { listing, shardCount: 1, from: 'listing', digest: listing.digest }
 }
 
-const lines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map(l => JSON.parse(l) as Record<string, unknown>)
+const lines = resultObjects
 
 describe('callIdentity', () => {
   it('is the method, the path as written, the body and base-url', () => {
@@ -131,15 +128,13 @@ describe('callEveryTarget', () => {
     const fingerprint = callFingerprint(callIdentity(inputs))
     const { transport, sent } = fake()
     const records: string[] = []
-    const result = await callEveryTarget(
-      transport,
-      inputs,
-      bearer(),
-      collected([{ id: 'a' }, { id: 'b' }]),
-      dir,
-      signals(),
-      path => records.push(path)
-    )
+    const result = await callEveryTarget(transport, inputs, {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }, { id: 'b' }]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: path => records.push(path)
+    })
     expect(sent.map(r => r.url.href)).toEqual([`${API}/v1/t/a`, `${API}/v1/t/b`])
     expect(written).toContain(`Calling ${CALL} for 2 targets, 4 at a time (call ${fingerprint})\n`)
     expect(result.count).toBe(2)
@@ -153,15 +148,13 @@ describe('callEveryTarget', () => {
 
   it('says "1 target" for one, at the concurrency given', async () => {
     const inputs = inputsWith({ 'call-concurrency': '7' })
-    const result = await callEveryTarget(
-      fake().transport,
-      inputs,
-      bearer(),
-      collected([{ id: 'a' }]),
-      dir,
-      signals(),
-      () => undefined
-    )
+    const result = await callEveryTarget(fake().transport, inputs, {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(result.count).toBe(1)
     expect(written).toContain(
       `Calling ${CALL} for 1 target, 7 at a time (call ${callFingerprint(callIdentity(inputs))})\n`
@@ -171,7 +164,13 @@ describe('callEveryTarget', () => {
   it('makes one call without targets', async () => {
     const inputs = inputsWith({ 'list-targets': 'false', call: 'POST /v1/ping' })
     const { transport, sent } = fake()
-    const result = await callEveryTarget(transport, inputs, bearer(), undefined, dir, signals(), () => undefined)
+    const result = await callEveryTarget(transport, inputs, {
+      bearer: bearer(),
+      targets: undefined,
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(sent.map(r => r.url.href)).toEqual([`${API}/v1/ping`])
     expect(result.count).toBe(1)
     expect(result.response).toBe('{"ok":1}')
@@ -183,15 +182,13 @@ describe('callEveryTarget', () => {
   it('plans without a call in a dry run, and says so', async () => {
     const inputs = inputsWith({ 'call-dry-run': 'true' })
     const { transport, sent } = fake()
-    const result = await callEveryTarget(
-      transport,
-      inputs,
-      bearer(),
-      collected([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
-      dir,
-      signals(),
-      () => undefined
-    )
+    const result = await callEveryTarget(transport, inputs, {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(sent).toHaveLength(0)
     expect(result.planned).toEqual(['POST /v1/t/a', 'POST /v1/t/b', 'POST /v1/t/c'])
     const fingerprint = callFingerprint(callIdentity(inputs))
@@ -202,7 +199,13 @@ describe('callEveryTarget', () => {
   it('uses a random nonce, and says so, when GITHUB_RUN_ID is not set', async () => {
     const { transport, sent } = fake()
     const inputs = inputsWith()
-    await callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
+    await callEveryTarget(transport, inputs, {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(written.filter(l => l === nonceLine)).toHaveLength(1)
     const fingerprint = callFingerprint(callIdentity(inputs))
     expect(sent[0].headers['Idempotency-Key']).toMatch(/^[0-9a-f]{32}$/)
@@ -214,15 +217,13 @@ describe('callEveryTarget', () => {
     process.env.GITHUB_RUN_ATTEMPT = '3'
     const inputs = inputsWith({ shard: '1/1' })
     const { transport, sent } = fake()
-    const result = await callEveryTarget(
-      transport,
-      inputs,
-      bearer(),
-      collected([{ id: 'a' }]),
-      dir,
-      signals(),
-      () => undefined
-    )
+    const result = await callEveryTarget(transport, inputs, {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(written).not.toContain(nonceLine)
     const fingerprint = callFingerprint(callIdentity(inputs))
     expect(sent[0].headers['Idempotency-Key']).toBe(idempotencyKey('98765', fingerprint, targetKey({ id: 'a' })))
@@ -231,15 +232,13 @@ describe('callEveryTarget', () => {
 
   it('records run attempt 1 when GITHUB_RUN_ATTEMPT is not a number', async () => {
     process.env.GITHUB_RUN_ATTEMPT = 'first'
-    const result = await callEveryTarget(
-      fake().transport,
-      inputsWith(),
-      bearer(),
-      collected([{ id: 'a' }]),
-      dir,
-      signals(),
-      () => undefined
-    )
+    const result = await callEveryTarget(fake().transport, inputsWith(), {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(lines(result.resultsFile)).toEqual([expect.objectContaining({ runAttempt: 1, shard: null })])
   })
 
@@ -247,30 +246,27 @@ describe('callEveryTarget', () => {
     process.env.GITHUB_RUN_ID = '555'
     const first = fake(r => (r.url.pathname.endsWith('/b') ? 500 : 200))
     const targets = [{ id: 'a' }, { id: 'b' }]
-    const earlier = await callEveryTarget(
-      first.transport,
-      inputsWith(),
-      bearer(),
-      collected(targets),
-      dir,
-      signals(),
-      () => undefined
-    )
+    const earlier = await callEveryTarget(first.transport, inputsWith(), {
+      bearer: bearer(),
+      targets: collected(targets),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(Object.fromEntries(earlier.outcomes)).toEqual({ succeeded: 1, failed: 1 })
 
     process.env.GITHUB_RUN_ATTEMPT = '2'
     written.length = 0
     const again = fake()
     const inputs = inputsWith({ 'call-resume-from': earlier.resultsFile })
-    const result = await callEveryTarget(
-      again.transport,
-      inputs,
-      bearer(),
-      collected(targets),
-      dir,
-      signals(),
-      () => undefined
-    )
+    const result = await callEveryTarget(again.transport, inputs, {
+      earlier: new RoutineSetup(inputs).earlier,
+      bearer: bearer(),
+      targets: collected(targets),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
     expect(again.sent.map(r => r.url.href)).toEqual([`${API}/v1/t/b`])
     expect(Object.fromEntries(result.outcomes)).toEqual({ succeeded: 1, skipped: 1 })
     expect(lines(result.resultsFile).map(l => [l.id, l.outcome, l.status, l.runAttempt])).toEqual([
@@ -279,59 +275,15 @@ describe('callEveryTarget', () => {
     ])
   })
 
-  it('logs, with core.info, that a resume folder holds no results yet', async () => {
-    const empty = mkdtempSync(join(dir, 'none-'))
-    const inputs = inputsWith({ 'call-resume-from': empty })
-    const { transport, sent } = fake()
-    await callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
-    expect(sent).toHaveLength(1)
-    expect(written).toContain(
-      `No earlier results in ${empty} (call-resume-from): a first attempt, so every target is called\n`
-    )
-  })
-
-  it('warns, with core.warning, of earlier lines of another call', async () => {
-    const other = await callEveryTarget(
-      fake().transport,
-      inputsWith({ 'call-body': '{"x":1}' }),
-      bearer(),
-      collected([{ id: 'a' }]),
-      dir,
-      signals(),
-      () => undefined
-    )
-    written.length = 0
-    const { transport, sent } = fake()
-    const inputs = inputsWith({ 'call-resume-from': other.resultsFile })
-    await callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
-    expect(sent).toHaveLength(1)
-    expect(written).toContain(
-      '::warning::1 of 1 earlier result lines are of another call (another method, path, body or base-url) and were ignored\n'
-    )
-  })
-
-  it('throws before any call when a resume file is not a results file', async () => {
-    const bad = join(dir, 'results-bad.jsonl')
-    writeFileSync(bad, 'not json\n')
-    const inputs = inputsWith({ 'call-resume-from': bad })
-    const { transport, sent } = fake()
-    await expect(
-      callEveryTarget(transport, inputs, bearer(), collected([{ id: 'a' }]), dir, signals(), () => undefined)
-    ).rejects.toThrow(/^Input call-resume-from: .*; no call was made$/)
-    expect(sent).toHaveLength(0)
-  })
-
   it('drains on the first signal: a step cancelled before it starts makes no call', async () => {
     const { transport, sent } = fake()
-    const result = await callEveryTarget(
-      transport,
-      inputsWith(),
-      bearer(),
-      collected([{ id: 'a' }, { id: 'b' }]),
-      dir,
-      signals(true),
-      () => undefined
-    )
+    const result = await callEveryTarget(transport, inputsWith(), {
+      bearer: bearer(),
+      targets: collected([{ id: 'a' }, { id: 'b' }]),
+      resultsDir: dir,
+      signals: signals(true),
+      onRecord: () => undefined
+    })
     expect(sent).toHaveLength(0)
     expect(result.cancelled).toBe(true)
     expect(result.calls).toBe(0)

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt } from 'node:crypto'
 import { Credentials } from './credentials.js'
 
 /**
@@ -60,15 +60,30 @@ export function canSeal(credentials: Credentials): boolean {
   return credentials.auth.keyMaterial() !== undefined
 }
 
-/** Starts deriving a fresh key at once; seal() waits for it. */
-export class Sealer {
-  private readonly salt = randomBytes(SALT_BYTES)
-  private readonly key: Promise<Buffer>
+/**
+ * The salt of a run's seals: the same in every job of a workflow run with the same settings, so
+ * that each job holding the secret derives the same key, and the same record key (record-key.ts),
+ * whether it opens the listing job's sealed token or has none. Another run, or other settings,
+ * another salt: no two runs share a key.
+ */
+export function runSalt(runId: string, credentials: Credentials, baseUrl: URL): Buffer {
+  const hash = createHash('sha256').update('m2m run salt 1\n').update(runId).update('\n')
+  return hash.update(binding(credentials, baseUrl)).digest().subarray(0, SALT_BYTES)
+}
 
+/** Starts deriving the key at once; seal() waits for it. */
+export class Sealer {
+  private readonly salt: Buffer
+  /** The key the seal is made with: the record key is derived from it too. */
+  readonly key: Promise<Buffer>
+
+  /** With a run id, the run's salt (runSalt); without, a random one. */
   constructor(
     private readonly credentials: Credentials,
-    private readonly baseUrl: URL
+    private readonly baseUrl: URL,
+    runId?: string
   ) {
+    this.salt = runId === undefined ? randomBytes(SALT_BYTES) : runSalt(runId, credentials, baseUrl)
     const material = credentials.auth.keyMaterial()
     this.key = material
       ? deriveKey(material, this.salt)
@@ -86,11 +101,15 @@ export class Sealer {
   }
 }
 
-/** The sealed token's contents, or why it cannot be used; never throws. */
+/**
+ * The sealed token's contents, or why it cannot be used; never throws. `onKey` is given the key it
+ * opened with, whether or not the token is still fresh enough to use: the record key comes from it.
+ */
 export async function unseal(
   sealed: string,
   credentials: Credentials,
-  baseUrl: URL
+  baseUrl: URL,
+  onKey?: (key: Buffer) => void
 ): Promise<SealedContents | { reason: string }> {
   if (!sealed.startsWith(PREFIX)) return { reason: 'it is not a sealed token of this action' }
   const material = credentials.auth.keyMaterial()
@@ -106,6 +125,7 @@ export async function unseal(
     const plain = Buffer.concat([decipher.update(raw.subarray(headerBytes)), decipher.final()]).toString('utf8')
     const { t, s, e } = JSON.parse(plain) as { t: unknown; s: unknown; e: unknown }
     if (typeof t !== 'string' || !t || typeof e !== 'number') return { reason: 'its contents are malformed' }
+    onKey?.(key)
     return { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAtMs: e }
   } catch {
     return {

@@ -28,6 +28,8 @@ export interface ObtainedToken {
   readonly token: Token
   /** The sealed-token output: its key is derived on the thread pool while the caller goes on. */
   readonly sealed: Promise<string | undefined>
+  /** The key of the sealed token made or opened, which the record key comes from; none without. */
+  readonly sealKey: Promise<Buffer | undefined>
 }
 
 interface TokenFacts {
@@ -87,6 +89,8 @@ export interface TokenOptions {
   readonly baseUrl: URL
   /** A shard job of a fan-out: its own exchange is worth a warning about the quota. */
   readonly shardJob?: boolean
+  /** The workflow run: a sealed token made here is salted with it (sealed.ts, runSalt). */
+  readonly runId?: string
 }
 
 /** The token to use: the `token` input, a still-valid `sealed-token`, or a fresh exchange. */
@@ -98,7 +102,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       throw new Error(`The token input expired at ${new Date(token.expiresAtMs).toISOString()}: give a fresh token.`)
     }
     core.info(`Using the token from the token input${lifetime(token.expiresAtMs, now)}; no exchange made`)
-    return { token, sealed: Promise.resolve(undefined) }
+    return { token, sealed: Promise.resolve(undefined), sealKey: Promise.resolve(undefined) }
   }
 
   if (inputs.shardJob && !inputs.sealedToken && canSeal(credentials)) {
@@ -109,8 +113,9 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
     )
   }
 
+  let openedKey: Buffer | undefined
   if (inputs.sealedToken) {
-    const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl)
+    const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl, key => (openedKey = key))
     if ('reason' in opened) {
       core.warning(`The sealed-token input was not used: ${opened.reason}. Exchanging client credentials instead.`)
     } else {
@@ -119,7 +124,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       if (left >= inputs.minValiditySeconds) {
         const token = makeToken(opened, 'sealed', now)
         core.info(`Reused the sealed token${lifetime(opened.expiresAtMs, now)}; no token request made`)
-        return { token, sealed: Promise.resolve(inputs.sealedToken) }
+        return { token, sealed: Promise.resolve(inputs.sealedToken), sealKey: Promise.resolve(openedKey) }
       }
       core.warning(
         `The sealed-token input ${left > 0 ? `expires in ${formatDuration(left)}` : 'has expired'}, ` +
@@ -132,7 +137,7 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
   const token = issuedToken(issued, now)
   // The key derivation starts once there is a token to seal, on the thread pool, and overlaps the
   // listing. Not before: a derivation under way holds the process open when the exchange fails.
-  const sealer = canSeal(credentials) ? new Sealer(credentials, inputs.baseUrl) : undefined
+  const sealer = canSeal(credentials) ? new Sealer(credentials, inputs.baseUrl, inputs.runId) : undefined
   if (!sealer) {
     core.info(
       `No sealed-token output: client-auth ${credentials.auth.method} holds no secret to seal with, so each job of a fan-out exchanges its own`
@@ -145,7 +150,12 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
       ? Promise.resolve(undefined)
       : sealer.seal({ accessToken: issued.accessToken, scope: issued.scope, expiresAtMs })
   sealed.catch(() => undefined) // awaited by the caller; never an unhandled rejection meanwhile
-  return { token, sealed }
+  // A sealed token the step was given, too old to use, still gives the run's key: the shards'
+  // records are signed alike whether they reused it or not.
+  const sealKey = openedKey
+    ? Promise.resolve(openedKey)
+    : (sealer?.key.catch(() => undefined) ?? Promise.resolve(undefined))
+  return { token, sealed, sealKey }
 }
 
 function issuedToken(issued: IssuedToken, now: number): Token {

@@ -1,7 +1,10 @@
 import * as core from '@actions/core'
 import { isPlanDigest } from '../routine/plan.js'
+import { isPlan2Digest } from '../routine/plan-calls.js'
+import { FailureLimit, parseFailureLimit } from '../routine/stop-rule.js'
+import { parseSize, parseWaveSizes, WaveSize } from '../routine/waves.js'
 import { CallSpec, parseCall } from '../service/call.js'
-import { boolean, integer, number } from './read.js'
+import { boolean, integer, number, read } from './read.js'
 
 export interface CallInputs {
   readonly spec: CallSpec
@@ -19,7 +22,12 @@ export interface CallInputs {
   readonly rate?: number
   readonly idempotent: boolean
   readonly accept: ReadonlySet<number>
-  readonly maxFailures: number
+  /** call-max-failures: a count, or a percentage of the calls answered. */
+  readonly maxFailures: FailureLimit
+  /** call-waves: the waves' sizes, the last repeating; absent for one wave of every target. */
+  readonly waves?: readonly WaveSize[]
+  /** call-canary: call only this first wave of the targets, ranked as waves rank them. */
+  readonly canary?: WaveSize
 }
 
 export function call(listTargetsInput: string): CallInputs | undefined {
@@ -46,9 +54,12 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     )
   }
   const planDigest = core.getInput('plan-digest') || undefined
-  if (planDigest && !isPlanDigest(planDigest)) {
+  if (planDigest && !isPlanDigest(planDigest) && !isPlan2Digest(planDigest)) {
+    const version = /^plan(\d+)\./.exec(planDigest)?.[1]
     throw new Error(
-      `Input plan-digest must be the plan-digest output of the plan step (plan1. and five hex parts), got "${planDigest}"`
+      version && Number(version) > 2
+        ? `Input plan-digest is a plan${version} digest, made by a newer version of this action than this step runs (it reads plan2, and plan1 before it): upgrade this step's action to the version of the plan step`
+        : `Input plan-digest must be the plan-digest output of the plan step (plan2. and its parts), got "${planDigest}"`
     )
   }
   return {
@@ -62,6 +73,46 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     rate: rate ? number('call-rate', 0.01, 10_000) : undefined,
     idempotent: boolean('call-idempotent'),
     accept: new Set(statuses.map(Number)),
-    maxFailures: integer('call-max-failures', 1, 10_000_000)
+    maxFailures: failureLimit(),
+    waves: waves(),
+    canary: canary()
   }
+}
+
+function failureLimit(): FailureLimit {
+  const text = read('call-max-failures')
+  const limit = parseFailureLimit(text)
+  if (!limit) {
+    throw new Error(
+      `Input call-max-failures must be a whole number from 1 to 10000000 or a percentage of the calls answered (5%), got "${text}"`
+    )
+  }
+  return limit
+}
+
+function waves(): WaveSize[] | undefined {
+  const text = core.getInput('call-waves')
+  if (!text) return undefined
+  const sizes = parseWaveSizes(text)
+  if (!sizes) {
+    throw new Error(
+      `Input call-waves must be wave sizes separated by commas, each a whole number or a percentage of the targets (1, 5%, 25%, 100%), got "${text}"`
+    )
+  }
+  return sizes
+}
+
+function canary(): WaveSize | undefined {
+  const text = core.getInput('call-canary')
+  if (!text) return undefined
+  const size = parseSize(text.trim())
+  if (!size) {
+    throw new Error(
+      `Input call-canary must be a whole number of targets or a percentage of them (10, or 2%), got "${text}"`
+    )
+  }
+  if (core.getInput('call-waves')) {
+    throw new Error('Input call-canary calls one wave only: remove call-waves from the canary step')
+  }
+  return size
 }

@@ -3,7 +3,7 @@ import { REPORT_OUTCOMES, ReportOutcome } from '../report/merge.js'
 import { CallIdentity } from '../routine/fingerprint.js'
 import { parseCall } from '../service/call.js'
 import { boolean, read, url } from './read.js'
-import { snapshot } from './targets.js'
+import { snapshot, where } from './targets.js'
 
 /** Report mode: the inputs of a step that merges results files and makes no request. */
 export interface ReportInputs {
@@ -13,6 +13,8 @@ export interface ReportInputs {
   /** targets-from and targets-digest: every target of the snapshot is accounted for. */
   readonly targetsFrom?: string
   readonly targetsDigest?: string
+  /** targets-where: the shards' own selection, applied to the snapshot so unselected targets are not missing. */
+  readonly targetsWhere?: string
   /** The call, when given, whose lines are counted; else the call most lines are of. */
   readonly call?: CallIdentity
   readonly summary: boolean
@@ -56,10 +58,18 @@ export function reportInputs(): ReportInputs | undefined {
     })
     call = { method: spec.method, path: callText.trim().split(/\s+/)[1], body, baseUrl }
   }
+  const targets = snapshot('list-targets')
+  const targetsWhere = where('list-targets')
+  if (targetsWhere !== undefined && targets.targetsFrom === undefined) {
+    throw new Error(
+      'Input targets-where in a report narrows the snapshot of targets-from, as the shards narrowed it: set targets-from too, or remove targets-where'
+    )
+  }
   return {
     from,
     failOn: new Set(failOn as ReportOutcome[]),
-    ...snapshot('list-targets'),
+    ...targets,
+    targetsWhere,
     call,
     summary: boolean('summary')
   }

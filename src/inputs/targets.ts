@@ -33,3 +33,13 @@ export function snapshot(listTargetsInput: string): { targetsFrom?: string; targ
   }
   return { targetsFrom, targetsDigest }
 }
+
+/** targets-where: the CEL condition a target must meet; compiled by the caller, before any request. */
+export function where(listTargetsInput: string): string | undefined {
+  const text = core.getInput('targets-where')
+  if (!text) return undefined
+  if (!boolean(listTargetsInput)) {
+    throw new Error('Input targets-where selects among listed targets: remove it, or set list-targets to true')
+  }
+  return text
+}

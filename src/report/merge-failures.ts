@@ -1,9 +1,9 @@
-import { closeSync, openSync, readSync } from 'node:fs'
-import { StringDecoder } from 'node:string_decoder'
-import { parseJsonObject } from '../json.js'
-import { parseResultLine } from '../routine/result-files.js'
+import { nestsDeeperThan, parseJsonObject } from '../json.js'
+import { MAX_BODY_DEPTH } from '../routine/lines.js'
+import { eachLine } from '../routine/result-files.js'
+import { parseResultLine } from '../routine/result-line.js'
 import { excerpt } from '../secrets.js'
-import { clampAttempt, ReportOutcome } from './merge-table.js'
+import { ReportOutcome } from './merge-table.js'
 
 /** A target that failed or whose outcome is unknown, as the summary lists it. */
 export interface ReportFailure {
@@ -25,7 +25,6 @@ export interface PendingFailure {
 }
 
 const SAID_CHARS = 200
-const BLOCK_BYTES = 64 * 1024
 
 /**
  * The failures with what the service said, read from the few files that hold their winning lines:
@@ -35,12 +34,16 @@ export function readFailures(pending: readonly PendingFailure[], fingerprint: st
   const said = new Map<PendingFailure, string>()
   for (const file of new Set(pending.map(p => p.file))) {
     const wanted = new Map(pending.filter(p => p.file === file).map(p => [p.key, p]))
-    eachLine(file, line => {
-      const facts = parseResultLine(line)
-      if (!facts || facts.call !== fingerprint || facts.outcome === 'planned') return
-      const failure = wanted.get(facts.key)
-      if (failure && clampAttempt(facts.runAttempt) === failure.runAttempt) said.set(failure, saidIn(line))
-    })
+    try {
+      eachLine(file, line => {
+        const facts = parseResultLine(line)
+        if (!facts || facts.call !== fingerprint || facts.outcome === 'planned') return
+        const failure = wanted.get(facts.key)
+        if (failure && facts.runAttempt === failure.runAttempt) said.set(failure, saidIn(line))
+      })
+    } catch {
+      // Read whole a moment ago: a file changed since loses its excerpts, never the report.
+    }
   }
   return pending.map(p => ({
     target: p.key,
@@ -55,32 +58,15 @@ export function statusText(status: number | null): string {
   return status === null ? 'no response' : `HTTP ${status}`
 }
 
-/**
- * Each line of a file, read in blocks into one buffer: the text a line's excerpt is cut from, which
- * readResultFile does not hand over. Lines that do not parse are skipped by the caller.
- */
-function eachLine(file: string, each: (line: string) => void): void {
-  const fd = openSync(file, 'r')
-  const block = Buffer.allocUnsafe(BLOCK_BYTES)
-  const decoder = new StringDecoder('utf8')
-  let rest = ''
-  try {
-    for (let read = readSync(fd, block); read > 0; read = readSync(fd, block)) {
-      const lines = (rest + decoder.write(block.subarray(0, read))).split('\n')
-      rest = lines.pop() as string
-      for (const line of lines) each(line.replace(/\r$/, ''))
-    }
-    each((rest + decoder.end()).replace(/\r$/, ''))
-  } finally {
-    closeSync(fd)
-  }
-}
-
+/** The line's error, else its body. A body nested past MAX_BODY_DEPTH is not written again: JSON.stringify recurses. */
 function saidIn(line: string): string {
   const fields = parseJsonObject(line)
   if (!fields) return ''
   const { error, body } = fields
-  const text =
-    typeof error === 'string' ? error : typeof body === 'string' ? body : body == null ? '' : JSON.stringify(body)
-  return excerpt(text, SAID_CHARS)
+  if (typeof error === 'string') return excerpt(error, SAID_CHARS)
+  if (typeof body === 'string') return excerpt(body, SAID_CHARS)
+  if (body == null) return ''
+  // The line is one level: its body, MAX_BODY_DEPTH more.
+  if (nestsDeeperThan(line, MAX_BODY_DEPTH + 1)) return `(a body nested more than ${MAX_BODY_DEPTH} levels deep)`
+  return excerpt(JSON.stringify(body), SAID_CHARS)
 }

@@ -1,6 +1,7 @@
 import { messageOf } from '../errors.js'
-import { formatCount } from '../format.js'
-import { readResultFile, ResultFacts, resultFiles, ResultFileError } from '../routine/result-files.js'
+import { formatCount, logSafe, quoted } from '../format.js'
+import { readResultFile, resultFiles, ResultFileError } from '../routine/result-files.js'
+import { ResultFacts } from '../routine/result-line.js'
 import { keyHash, KeyHash } from '../targets/key-table.js'
 import { parseShard } from '../targets/shards.js'
 import { Winner, WinnerTable } from './merge-table.js'
@@ -12,6 +13,8 @@ export interface MergeLog {
 
 /** The results files, read once through to find those that parse, before any line is counted. */
 export interface ResultsSurvey {
+  /** Whether report-from exists. */
+  readonly found: boolean
   /** Results files found. */
   readonly files: number
   readonly readable: readonly string[]
@@ -31,8 +34,9 @@ const MAX_NAMED = 5
 
 /** Reads every file through, counting nothing yet: a file is counted whole or not at all. */
 export function surveyResults(from: string, fingerprint: string | undefined, log: MergeLog): ResultsSurvey {
-  const files = resultFiles(from, 'report-from') ?? []
-  if (files.length === 0) log.warning(`No results files in ${from} (report-from): there is no line to report`)
+  // None found is the step's error (report-verdict.ts), once the summary and outputs are written.
+  const found = resultFiles(from, 'report-from')
+  const files = found ?? []
   const readable: string[] = []
   const unreadable: string[] = []
   const torn: string[] = []
@@ -58,7 +62,8 @@ export function surveyResults(from: string, fingerprint: string | undefined, log
     try {
       readResultFile(file, each, { torn: path => torn.push(path) })
     } catch (err) {
-      const why = err instanceof ResultFileError ? err.message : `${file} cannot be read (${messageOf(err)})`
+      const why =
+        err instanceof ResultFileError ? err.message : `${quoted(file)} cannot be read (${logSafe(messageOf(err))})`
       log.warning(`${why}: none of its lines are counted in the report`)
       unreadable.push(file)
       continue
@@ -74,6 +79,7 @@ export function surveyResults(from: string, fingerprint: string | undefined, log
     )
   }
   return {
+    found: found !== undefined,
     files: files.length,
     readable,
     unreadable,
@@ -100,6 +106,8 @@ export interface LinesCounted {
   readonly starts: readonly number[]
   /** Lines of another call, not counted. */
   readonly otherCall: number
+  /** Lines of the call counted (not planned ones). */
+  readonly counted: number
 }
 
 /**
@@ -135,7 +143,7 @@ export function countLines(
       `${formatCount(other)} result line${other === 1 ? ' is' : 's are'} of another call (another method, path, body or base-url) and ${other === 1 ? 'is' : 'are'} not counted, in ${formatCount(otherFiles.length)} file${otherFiles.length === 1 ? '' : 's'}: ${named(otherFiles)}`
     )
   }
-  return { starts, otherCall: other }
+  return { starts, otherCall: other, counted: seq }
 }
 
 /** Hands over each key's winning line, in file order: the lines counted again, numbered the same. */
@@ -168,10 +176,10 @@ export function fileOf(readable: readonly string[], starts: readonly number[], s
   return readable[i]
 }
 
-/** Up to five file names, and how many more. */
-function named(files: readonly string[]): string {
+/** Up to five file names, quoted, and how many more. */
+export function named(files: readonly string[]): string {
   const more = files.length - MAX_NAMED
-  return files.slice(0, MAX_NAMED).join(', ') + (more > 0 ? ` and ${formatCount(more)} more` : '')
+  return files.slice(0, MAX_NAMED).map(quoted).join(', ') + (more > 0 ? ` and ${formatCount(more)} more` : '')
 }
 
 function add<T>(map: Map<T, number>, key: T, n: number): void {

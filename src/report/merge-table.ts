@@ -1,4 +1,4 @@
-import { ResultFacts } from '../routine/result-files.js'
+import { ResultFacts } from '../routine/result-line.js'
 import { KeyHash, keyHash, KeyTable } from '../targets/key-table.js'
 
 /** A target's outcome in a report: a routine's outcome, or `missing` (no line in any results file). */
@@ -25,14 +25,15 @@ export interface Winner {
 
 // Code 0 is "no line": a target of the snapshot only.
 const CODES: readonly ReportOutcome[] = ['missing', 'succeeded', 'skipped', 'failed', 'unknown', 'not-made']
+const SKIPPED = CODES.indexOf('skipped')
 const NO_STATUS = 0x3ff
 const LISTED = 1 << 10
-const MAX_ATTEMPT = 0x3ffff
 
 /**
  * The winning line of every target key, in two words a key and no key text: the line's place in
- * the read (word 0) and, in word 1, its run attempt (18 bits), outcome (3), whether the snapshot
- * lists the key (1) and status (10). A million keys cost about 36 MiB.
+ * the read (word 0) and, in word 1, its run attempt (18 bits: a line claims MAX_RUN_ATTEMPT at
+ * most), outcome (3), whether the snapshot lists the key (1) and status (10). A million keys cost
+ * about 36 MiB.
  */
 export class WinnerTable {
   private readonly table = new KeyTable(2)
@@ -44,15 +45,20 @@ export class WinnerTable {
 
   /**
    * Counts a line (not a planned one): it wins over the key's earlier line unless that one is of a
-   * later run attempt.
+   * later run attempt, or of the same attempt and the new line only says it was skipped (a shard
+   * skipping what its canary did in the same attempt: the canary's line tells what happened).
    */
   offer(facts: ResultFacts, seq: number): void {
     const { words, fresh } = this.table.slot(facts.key)
-    const attempt = clampAttempt(facts.runAttempt)
-    if (!fresh && attempt < words[1] >>> 14) return
+    if (!fresh && facts.runAttempt < words[1] >>> 14) return
+    const sameAttempt = !fresh && facts.runAttempt === words[1] >>> 14
+    if (sameAttempt && facts.outcome === 'skipped' && ((words[1] >>> 11) & 7) !== SKIPPED) return
     words[0] = seq
     words[1] =
-      ((attempt << 14) | (CODES.indexOf(facts.outcome as ReportOutcome) << 11) | (facts.status ?? NO_STATUS)) >>> 0
+      ((facts.runAttempt << 14) |
+        (CODES.indexOf(facts.outcome as ReportOutcome) << 11) |
+        (facts.status ?? NO_STATUS)) >>>
+      0
   }
 
   /** The key's winning line, or undefined when it has none. */
@@ -71,11 +77,6 @@ export class WinnerTable {
     words[1] |= LISTED
     return decode(words)
   }
-}
-
-/** A run attempt as the table keeps it (so that a line read again compares equal). */
-export function clampAttempt(runAttempt: number): number {
-  return Math.min(runAttempt, MAX_ATTEMPT)
 }
 
 function decode(words: Uint32Array): Winner {

@@ -25,7 +25,8 @@ const KEPT_FAILURES = 50
 /**
  * The report's counts, target by target: by outcome, by status, by shard, and the first failures.
  * Shards are placed as the shard input places them (shards.ts), from the key's hash, so that a
- * missing target and a reported one of the same shard land in one row.
+ * missing target and a reported one of the same shard land in one row. With no shard count (no
+ * result line said how many shards there were) there are no rows, and no line names a shard.
  */
 export class ReportTally {
   readonly counts = new Map<ReportOutcome, number>()
@@ -34,15 +35,17 @@ export class ReportTally {
   targets = 0
   private readonly byShard: Map<ReportOutcome, number>[] = []
   private readonly labels: readonly string[]
+  private readonly placeIn: number
 
-  constructor(readonly shardCount: number) {
-    this.labels = shardList(shardCount)
+  constructor(shardCount: number | undefined) {
+    this.labels = shardList(shardCount ?? 0)
+    this.placeIn = shardCount ?? 1
   }
 
   /** Counts one target, and returns its report line. */
   add(key: string, hash: KeyHash, winner: Winner): ReportLine {
     const { outcome, status, runAttempt } = winner
-    const index = fmix32(hash.first) % this.shardCount
+    const index = fmix32(hash.first) % this.placeIn
     const shard = (this.byShard[index] ??= new Map())
     shard.set(outcome, (shard.get(outcome) ?? 0) + 1)
     this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1)
@@ -54,13 +57,13 @@ export class ReportTally {
     if ((outcome === 'failed' || outcome === 'unknown') && this.failures.length < KEPT_FAILURES) {
       this.failures.push({ key, status, outcome, runAttempt: runAttempt ?? 0, seq: winner.seq })
     }
-    return { key, outcome, status, runAttempt, shard: this.labels[index] }
+    return { key, outcome, status, runAttempt, shard: this.labels[index] ?? null }
   }
 
   /** The shards that hold a target, in order. */
   shards(): ShardRow[] {
     const rows: ShardRow[] = []
-    this.byShard.forEach((counts, i) => rows.push({ shard: this.labels[i], counts }))
+    if (this.labels.length > 0) this.byShard.forEach((counts, i) => rows.push({ shard: this.labels[i], counts }))
     return rows
   }
 }

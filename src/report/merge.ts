@@ -2,6 +2,7 @@ import { formatCount } from '../format.js'
 import { keyHash } from '../targets/key-table.js'
 import { targetKey } from '../targets/key.js'
 import { MAX_SHARDS } from '../targets/shards.js'
+import { Selection } from '../targets/select.js'
 import { readSnapshot, SnapshotError } from '../targets/snapshot.js'
 import { readFailures, ReportFailure } from './merge-failures.js'
 import { countLines, eachWinningLine, fileOf, MergeLog, surveyResults } from './merge-files.js'
@@ -21,6 +22,8 @@ export interface MergeOptions extends MergeLog {
   readonly snapshot?: string
   /** When given, the snapshot read here must have this digest ("sha256:…"), or the merge throws. */
   readonly snapshotDigest?: string
+  /** The shards' targets-where: only the snapshot's targets it keeps are accounted for. */
+  readonly select?: Selection
   /** N, to place the targets without a line; else the N most lines name; else 1. */
   readonly shardCount?: number
   /** The outcomes whose shards are to be re-run; DEFAULT_FAIL_ON when not given. */
@@ -35,8 +38,11 @@ export interface MergedReport {
   readonly counts: ReadonlyMap<ReportOutcome, number>
   /** "HTTP 200", "no response": the final status of every target whose call was made. */
   readonly byStatus: ReadonlyMap<string, number>
-  /** N: the shards targets are placed in, as the shard input places them. */
-  readonly shardCount: number
+  /**
+   * N: the shards targets are placed in, as the shard input places them. Undefined when no result
+   * line was read: nothing then says how many shards the run had (a snapshot does not).
+   */
+  readonly shardCount?: number
   /** The shards that hold a target, in order. */
   readonly shards: readonly ShardRow[]
   /** The first 50 failed or unknown targets. */
@@ -48,9 +54,13 @@ export interface MergedReport {
   /** True with a snapshot; without one, targets that have no line cannot be seen. */
   readonly complete: boolean
   readonly fingerprint?: string
-  /** Results files found, and the result lines in those that parse. */
+  /** The report-from input, and whether it exists. */
+  readonly from: string
+  readonly found: boolean
+  /** Results files found, the result lines in those that parse, and the lines of the call counted. */
   readonly files: number
   readonly lines: number
+  readonly countedLines: number
   /** Files not counted, for a line that is not a result line. */
   readonly unreadable: readonly string[]
   /** Lines not counted: of another call, or of a target the snapshot does not list. */
@@ -75,7 +85,8 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
   const { readable, fingerprint } = survey
   const table = new WinnerTable()
   const counted = countLines(readable, fingerprint, table, options)
-  const shardCount = given ?? survey.shardCount ?? 1
+  // Lines that name no shard are of a routine without shards: one shard, 1/1.
+  const shardCount = given ?? (counted.counted > 0 ? (survey.shardCount ?? 1) : undefined)
   const tally = new ReportTally(shardCount)
   const file = new ReportFile(options.dir)
   let notInSnapshot = 0
@@ -107,8 +118,11 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
     reportFile: file.path,
     complete: Boolean(options.snapshot),
     fingerprint,
+    from: options.from,
+    found: survey.found,
     files: survey.files,
     lines: survey.lines,
+    countedLines: counted.counted,
     unreadable: survey.unreadable,
     otherCallLines: counted.otherCall,
     notInSnapshot
@@ -126,8 +140,10 @@ async function reportSnapshot(
   const withLines = table.keys
   let listedWithLines = 0
   let duplicates = 0
+  let index = 0
   const read = await readSnapshot(path, targets => {
     for (const target of targets) {
+      if (options.select && !options.select.selects(target, index++)) continue
       const key = targetKey(target)
       const hash = keyHash(key)
       const winner = table.list(key, hash)
@@ -161,25 +177,4 @@ async function reportSnapshot(
 /** The shards holding a target whose outcome is in `outcomes`, in order. */
 export function shardsToRerun(shards: readonly ShardRow[], outcomes: ReadonlySet<ReportOutcome>): string[] {
   return shards.filter(row => [...outcomes].some(o => (row.counts.get(o) ?? 0) > 0)).map(row => row.shard)
-}
-
-const NAMED_SHARDS = 32
-
-/** The step's error when a target's outcome is in `failOn`: the counts, and the shards to re-run. */
-export function reportError(report: MergedReport, failOn: ReadonlySet<ReportOutcome>): Error | undefined {
-  const n = (outcome: ReportOutcome): number => report.counts.get(outcome) ?? 0
-  if (![...failOn].some(outcome => n(outcome) > 0)) return undefined
-  const shards = shardsToRerun(report.shards, failOn)
-  const more = shards.length - NAMED_SHARDS
-  const list = shards.slice(0, NAMED_SHARDS).join(', ') + (more > 0 ? ` and ${more} more` : '')
-  const targets = `${formatCount(report.targets)} target${report.targets === 1 ? '' : 's'}`
-  const of = report.complete
-    ? `${formatCount(n('missing'))} missing of ${targets}`
-    : `of ${targets} seen (without targets-from, missing targets cannot be seen)`
-  return new Error(
-    `The run did not reach every target: ${formatCount(n('failed'))} failed, ${formatCount(n('unknown'))} unknown, ` +
-      `${formatCount(n('not-made'))} not made, ${of}; shards to re-run: ${list}. ` +
-      'Re-run those shards with call-resume-from given their results files, so that only the targets not done are called; ' +
-      'the shards-to-rerun output lists them, and the report-file output every target with its outcome.'
-  )
 }

@@ -23,6 +23,8 @@ export interface Published {
   readonly calls?: RoutineResult
   /** The plan-digest output, with the call input. */
   readonly plan?: string
+  /** The record-key output: the public half of the run's record key, when the step holds it. */
+  readonly recordKey?: string
   readonly exportVariable?: string
 }
 
@@ -37,6 +39,7 @@ export function publish({
   targetsOutput = true,
   calls,
   plan,
+  recordKey,
   exportVariable
 }: Published): void {
   const outputs: Record<string, string> = {
@@ -51,6 +54,7 @@ export function publish({
   if (targets) Object.assign(outputs, targetOutputs(targets, targetsOutput))
   if (calls) Object.assign(outputs, callOutputs(calls))
   if (plan) outputs['plan-digest'] = plan
+  if (recordKey) outputs['record-key'] = recordKey
   const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
   if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
   writeFileCommands(writes)
@@ -140,6 +144,10 @@ function targetOutputs({ listing, shardCount, from }: Collected, targetsOutput: 
     'target-count': String(listing.count),
     'targets-file': listing.file,
     shards: JSON.stringify(shardList(shardCount))
+  }
+  if (listing.where !== undefined) {
+    outputs['targets-listed'] = String(listing.listed)
+    outputs['targets-selected'] = String(listing.selected)
   }
   // The digest a later job checks its copy of this file against: only a listing makes a new list.
   if (from === 'listing') outputs['targets-digest'] = listing.digest

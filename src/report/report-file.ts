@@ -12,8 +12,8 @@ export interface ReportLine {
   readonly status: number | null
   /** Null for a missing target. */
   readonly runAttempt: number | null
-  /** "K/N". */
-  readonly shard: string
+  /** "K/N", or null when the report cannot know N (it read no result line). */
+  readonly shard: string | null
 }
 
 const BLOCK_BYTES = 64 * 1024
@@ -22,7 +22,7 @@ const BLOCK_BYTES = 64 * 1024
 export function reportLine(line: ReportLine): string {
   return (
     `{"key":${JSON.stringify(line.key)},"outcome":"${line.outcome}","status":${line.status},` +
-    `"runAttempt":${line.runAttempt},"shard":"${line.shard}"}`
+    `"runAttempt":${line.runAttempt},"shard":${line.shard === null ? null : `"${line.shard}"`}}`
   )
 }
 

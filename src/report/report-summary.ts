@@ -2,6 +2,7 @@ import { formatCount } from '../format.js'
 import { redact } from '../secrets.js'
 import { cell } from './cells.js'
 import type { MergedReport, ReportOutcome, ShardRow } from './merge.js'
+import { nothingRead } from './report-verdict.js'
 
 const WORDS: readonly [ReportOutcome, string][] = [
   ['succeeded', 'succeeded'],
@@ -31,6 +32,8 @@ export function renderReportSummary(report: MergedReport): string {
     .join(', ')
   const files = `${formatCount(report.files)} results file${report.files === 1 ? '' : 's'}`
   lines.push(`**${counts}**, from ${files} (${formatCount(report.lines)} lines).`)
+  const nothing = nothingRead(report)
+  if (nothing) lines.push('', `**No result line was read.** ${cell(nothing, 1000)}`)
   if (!report.complete) {
     lines.push(
       '',
@@ -65,7 +68,8 @@ export function renderReportSummary(report: MergedReport): string {
 }
 
 function title(report: MergedReport): string {
-  return report.shardCount > 1 ? `Report over ${formatCount(report.shardCount)} shards` : 'Report'
+  const shards = report.shardCount ?? 1
+  return shards > 1 ? `Report over ${formatCount(shards)} shards` : 'Report'
 }
 
 function headline(report: MergedReport, notDone: number): string {

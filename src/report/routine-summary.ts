@@ -1,6 +1,7 @@
 import { formatCount, formatDuration } from '../format.js'
 import { Outcome } from '../routine/lines.js'
 import { RoutineResult } from '../routine/routine.js'
+import { unrecordedText } from '../routine/verdict.js'
 import { cell } from './cells.js'
 
 const OUTCOME_WORDS: readonly [Outcome, string][] = [
@@ -31,9 +32,13 @@ export function routineLines(call: string, calls: RoutineResult): string[] {
     '',
     `**${counts}**; ${formatCount(calls.calls)} calls in ${formatDuration(seconds)} (${rate}/s).`
   ]
+  if (calls.waves) lines.push('', wavesLine(calls.waves))
   if (calls.stopped && !calls.cancelled) lines.push('', `Stopped early: ${cell(calls.stopped, 400)}.`)
   if (calls.recordFailure) {
-    lines.push('', `Writing the results file failed part way: ${formatCount(calls.unrecorded)} lines went unrecorded.`)
+    lines.push(
+      '',
+      `Writing the results file failed part way: ${unrecordedText(calls)}; the counts above are what it holds.`
+    )
   }
   if (calls.byStatus.size > 0) {
     lines.push('', '| status | calls |', '| --- | ---: |')
@@ -89,4 +94,15 @@ function planLines(call: string, calls: RoutineResult): string[] {
     ''
   )
   return lines
+}
+
+/** "In 3 waves of 1, 100 and 899 targets; the calls stopped in wave 2.": how the calls were paced. */
+function wavesLine({ counts, reached }: NonNullable<RoutineResult['waves']>): string {
+  if (counts.length === 1)
+    return `A canary of ${formatCount(counts[0])} target${counts[0] === 1 ? '' : 's'} (call-canary).`
+  const sizes = counts.map(formatCount)
+  const list = `${sizes.slice(0, -1).join(', ')} and ${sizes.at(-1)}`
+  const shown = counts.length > 8 ? `${sizes.slice(0, 7).join(', ')}, … and ${sizes.at(-1)}` : list
+  const where = reached < counts.length ? `; the calls stopped in wave ${reached}` : ''
+  return `In ${counts.length} waves of ${shown} targets (call-waves)${where}.`
 }

@@ -46,10 +46,14 @@ export function renderSummary(
     return redact(lines.join('\n')) + '\n'
   }
   const { shard } = listing
+  const selected =
+    listing.where === undefined
+      ? undefined
+      : `${formatCount(listing.selected)} of ${formatCount(listing.listed)} selected by ${cell(listing.where, 200)}`
   const counted = shard
-    ? `Shard ${shard.index} of ${shard.count}: ${formatCount(listing.count)} of ${formatCount(listing.listed)} targets,`
-    : formatCount(listing.count)
-  lines.push(`- **Targets**: ${counted} from ${cell(from)}`, '')
+    ? `Shard ${shard.index} of ${shard.count}: ${formatCount(listing.count)} of ${formatCount(listing.selected)} targets${selected ? ` (${selected})` : ''},`
+    : (selected ?? formatCount(listing.count))
+  lines.push(`- **Targets**: ${counted}${selected && !shard ? ',' : ''} from ${cell(from)}`, '')
   const shown = listing.preview
   const columns = chooseColumns(shown)
   if (shown.length > 0) {

@@ -2,10 +2,12 @@ import { Bearer } from '../auth/bearer.js'
 import { Gate, HttpRequest, Transport } from '../http/client.js'
 import { describeFailure, RequestError, ServerWaitError, TransportFailure } from '../http/errors.js'
 import { succeeded } from '../http/operation.js'
-import { redact } from '../secrets.js'
+import { Limiter } from '../http/limiter.js'
+import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { CallSpec, renderBody, renderPath } from '../service/call.js'
 import { idempotencyKey } from './fingerprint.js'
 import { Outcome } from './lines.js'
+import { RoutineOptions } from './types.js'
 
 export interface CallContext {
   readonly http: Transport
@@ -68,6 +70,35 @@ function failedEnd(err: unknown, url: URL, sent: boolean): Partial<CallEnd> & Pi
     return { outcome: 'failed', status: err.status, error: `the service asked to retry in ${waits}` }
   }
   return { outcome: 'failed', error: redact(String((err as Error)?.message ?? err)) }
+}
+
+/** The one call without targets sets the response output up to this size. */
+export const RESPONSE_OUTPUT_BYTES = 1024 * 1024
+/** What a line keeps of a body (64 KiB) and the room redaction needs past the cut. */
+const RESULT_BODY_BYTES = 64 * 1024 + 4 * REDACT_MARGIN_CHARS
+
+/** What every call of a routine shares, with its own gate (rate and pauses). */
+export function routineContext(
+  http: Transport,
+  options: RoutineOptions,
+  cancelled: () => boolean,
+  now: () => number
+): CallContext {
+  return {
+    http,
+    spec: options.spec,
+    baseUrl: options.baseUrl,
+    runId: options.runId,
+    fingerprint: options.fingerprint,
+    idempotent: options.idempotent,
+    accept: options.accept,
+    bearer: options.bearer,
+    gate: new Limiter(options.rate, now),
+    // A routine over targets keeps what its lines record; the one call without, its response output.
+    keepBytes: options.targets ? RESULT_BODY_BYTES : RESPONSE_OUTPUT_BYTES + 1,
+    cancelled,
+    now
+  }
 }
 
 /** A call's fixed parts, worked out once per routine: the URL prefix and whether it is a POST or PATCH. */

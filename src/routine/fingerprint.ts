@@ -20,6 +20,18 @@ export function callFingerprint(call: CallIdentity): string {
 }
 
 /**
+ * The fingerprint on a results file's lines and header: the operation and what decides whether a
+ * call of it succeeded (call-accept), so that a line that counted a 404 as done under
+ * `call-accept: 404` is not taken as done by a step that does not accept 404. The Idempotency-Key
+ * keeps the operation's fingerprint alone: the same request whatever counts as success.
+ */
+export function recordFingerprint(operation: string, accept: ReadonlySet<number>): string {
+  if (accept.size === 0) return operation
+  const statuses = [...accept].sort((a, b) => a - b).join(',')
+  return createHash('sha256').update(`${operation}\naccept ${statuses}`).digest('hex').slice(0, 16)
+}
+
+/**
  * The run an Idempotency-Key belongs to: GITHUB_RUN_ID, the same in every attempt of a run, so that
  * a re-run repeats a call with the key the service saw. Outside Actions, a nonce of this process.
  */

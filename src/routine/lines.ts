@@ -1,4 +1,4 @@
-import { parseExact } from '../json.js'
+import { nestsDeeperThan, parseExact } from '../json.js'
 import { REDACT_MARGIN_CHARS, redactThenCut } from '../secrets.js'
 import { hasId } from '../targets/key.js'
 
@@ -24,6 +24,8 @@ export interface LineFields {
   readonly outcome: Outcome
   readonly status: number | null
   readonly index: number
+  /** The wave the target was called in, with call-waves or call-canary. */
+  readonly wave?: number
   readonly target: unknown
   readonly error?: string
   readonly attempts?: number | null
@@ -33,6 +35,12 @@ export interface LineFields {
 }
 
 const RESULT_BODY_CHARS = 64 * 1024
+/**
+ * How deep a JSON body may nest arrays and objects to be kept as JSON (docs/routine.md); a deeper
+ * one is kept as text. Whatever reads a line back may then walk its body, or write it again with
+ * JSON.stringify, without overflowing the stack: 12 KB of [ nest 6,000 deep.
+ */
+export const MAX_BODY_DEPTH = 64
 const LINE_BREAKS = /[\r\n]/g
 
 /**
@@ -46,15 +54,17 @@ export function resultLine(context: LineContext, fields: LineFields): string {
   const attempts = fields.attempts === undefined ? '' : `,"attempts":${fields.attempts}`
   const ms = fields.ms === undefined ? '' : `,"ms":${fields.ms}`
   const body = fields.body === undefined ? '' : `,${fields.body}`
+  const wave = fields.wave === undefined ? '' : `,"wave":${fields.wave}`
   return (
     `{"key":${JSON.stringify(fields.key)},"call":"${context.fingerprint}","outcome":"${fields.outcome}",` +
     `"status":${fields.status},"runAttempt":${context.runAttempt},"shard":${context.shard === undefined ? null : JSON.stringify(context.shard)},` +
-    `"index":${fields.index}${id}${error}${attempts}${ms}${body}}`
+    `"index":${fields.index}${wave}${id}${error}${attempts}${ms}${body}}`
   )
 }
 
 /**
- * A response body's fields: "body" parsed when JSON, else as text, cut at 64 KiB with a marker.
+ * A response body's fields: "body" parsed when JSON, else as text (also JSON nested deeper than
+ * MAX_BODY_DEPTH), cut at 64 KiB with a marker.
  * JSON without a backslash is kept as the server wrote it (numbers exactly, its line breaks made
  * spaces, which JSON allows between tokens); with escapes it is parsed and written again, so that
  * redaction sees a secret the server escaped as the secret itself.
@@ -67,6 +77,7 @@ export function resultBody(text: string, keep = true, truncated = false): string
     const cut = redactThenCut(text.slice(0, RESULT_BODY_CHARS + REDACT_MARGIN_CHARS), RESULT_BODY_CHARS)
     return `"body":${JSON.stringify(cut.text)},"truncated":true`
   }
+  if (nestsDeeperThan(text, MAX_BODY_DEPTH)) return `"body":${JSON.stringify(text)}`
   try {
     if (!text.includes('\\')) {
       JSON.parse(text)

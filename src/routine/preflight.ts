@@ -1,6 +1,6 @@
 import { formatCount } from '../format.js'
 import { CallSpec, hasDotSegment, missingFields, renderPath } from '../service/call.js'
-import { targetLabel } from './label.js'
+import { targetLabel } from '../targets/label.js'
 
 /**
  * The targets a call cannot be made for, found before the first call: each target is checked as it
@@ -13,16 +13,18 @@ export class Preflight {
 
   constructor(private readonly spec: CallSpec) {}
 
-  check(target: unknown): void {
+  /** Whether the call can be made for the target; a target it cannot is kept for verify(). */
+  check(target: unknown): boolean {
     const index = this.seen++
-    if (this.spec.fields.length === 0) return
+    if (this.spec.fields.length === 0) return true
     const missing = missingFields(this.spec, target)
-    if (missing.length === 0 && !hasDotSegment(renderPath(this.spec, target))) return
+    if (missing.length === 0 && !hasDotSegment(renderPath(this.spec, target))) return true
     this.bad++
     if (this.problems.length < 5) {
       const why = missing.length > 0 ? missing.join(', ') : 'gives a path segment of . or ..'
       this.problems.push(`${targetLabel(target, index)} ${why}`)
     }
+    return false
   }
 
   /** Throws the input error when any target checked so far cannot fill the placeholders. */

@@ -1,5 +1,5 @@
 import { messageOf } from '../errors.js'
-import { formatCount } from '../format.js'
+import { formatCount, logSafe, quoted } from '../format.js'
 import { keyHash, KeyTable } from '../targets/key-table.js'
 import { fmix32, Shard } from '../targets/shards.js'
 import { Outcome } from './lines.js'
@@ -23,9 +23,11 @@ export interface EarlierResults {
 }
 
 const DONE: ReadonlySet<Outcome> = new Set(['succeeded', 'skipped'])
-/** Ten bits of status (HTTP's are 100-599), 1023 for none; the run attempt above the done bit. */
+/**
+ * Ten bits of status (HTTP's are 100-599), 1023 for none; the run attempt above the done bit, in 21
+ * bits: a line's is at most MAX_RUN_ATTEMPT (result-line.ts).
+ */
 const NO_STATUS = 0x3ff
-const MAX_ATTEMPT = 0x1fffff
 
 /**
  * Reads the earlier attempts' results files: for each target the latest line of this call wins (a
@@ -59,19 +61,20 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
           const hash = keyHash(facts.key)
           if (shard && (fmix32(hash.first) % shard.count) + 1 !== shard.index) return
           const { words, fresh } = table.slot(facts.key, hash)
-          const attempt = Math.min(facts.runAttempt, MAX_ATTEMPT)
-          if (!fresh && attempt < words[0] >>> 11) return
-          words[0] = ((attempt << 11) | ((DONE.has(facts.outcome) ? 1 : 0) << 10) | (facts.status ?? NO_STATUS)) >>> 0
+          if (!fresh && facts.runAttempt < words[0] >>> 11) return
+          words[0] =
+            ((facts.runAttempt << 11) | ((DONE.has(facts.outcome) ? 1 : 0) << 10) | (facts.status ?? NO_STATUS)) >>> 0
         },
         { torn: path => torn.push(path) }
       )
     } catch (err) {
-      const why = err instanceof ResultFileError ? err.message : `${file} cannot be read (${messageOf(err)})`
+      const why =
+        err instanceof ResultFileError ? err.message : `${quoted(file)} cannot be read (${logSafe(messageOf(err))})`
       throw new ResultFileError(`Input ${input}: ${why}; no call was made`)
     }
   }
   for (const path of torn) {
-    options.warning(`${path} ends in a torn line (its writer was stopped mid-line): that line is ignored`)
+    options.warning(`${quoted(path)} ends in a torn line (its writer was stopped mid-line): that line is ignored`)
   }
   if (other > 0) {
     options.warning(

@@ -1,26 +1,18 @@
 import { messageOf } from '../errors.js'
-import { formatCount } from '../format.js'
 import { Transport } from '../http/client.js'
-import { Limiter } from '../http/limiter.js'
-import { redact, REDACT_MARGIN_CHARS } from '../secrets.js'
 import { targetKey } from '../targets/key.js'
-import { CallContext, CallEnd, CallPlan, callPlan, makeCall, plannedCall, prepareCall } from './call.js'
-import { targetLabel } from './label.js'
-import { LineContext, LineFields, resultBody, resultLine } from './lines.js'
+import { CallContext, CallEnd, CallPlan, callPlan, makeCall, prepareCall, routineContext } from './call.js'
+import { Ledger } from './ledger.js'
+import { feedWaves, WaveFeed } from './pace.js'
 import { progressLine } from './progress.js'
-import { ResultsRecord } from './record.js'
 import { Scheduler } from './scheduler.js'
-import { Tally } from './tally.js'
+import { stopAfterCall } from './stop-rule.js'
 import { RoutineOptions, RoutineResult } from './types.js'
 
 export type { RoutineOptions, RoutineResult } from './types.js'
 
 export const DRAIN_MS = 5000
-const RESPONSE_OUTPUT_BYTES = 1024 * 1024
 const PROGRESS_MS = 10_000
-/** What a line keeps of a body (64 KiB) and the room redaction needs past the cut. */
-const RESULT_BODY_BYTES = 64 * 1024 + 4 * REDACT_MARGIN_CHARS
-const PLANNED_SHOWN = 20
 
 interface InFlight {
   readonly target: unknown
@@ -42,16 +34,16 @@ export async function runRoutine(http: Transport, options: RoutineOptions): Prom
 class RoutineRun {
   private readonly now: () => number
   private readonly started: number
-  private readonly record: ResultsRecord
-  private readonly tally: Tally
+  private readonly ledger: Ledger
   private readonly scheduler: Scheduler<InFlight>
-  private readonly lineContext: LineContext
   private readonly context: CallContext
   private readonly shape: CallPlan
   private readonly count: number
-  private readonly planned: string[] = []
   private fed = 0
-  private response: string | undefined
+  /** Targets never fed, after a cancellation's time was up: not made, without a line. */
+  private unfed = 0
+  /** The last wave whose calls could start. */
+  private reached = 0
   private cancelledAt: number | undefined
 
   constructor(
@@ -60,37 +52,23 @@ class RoutineRun {
   ) {
     this.now = options.now ?? Date.now
     this.started = this.now()
-    this.record = new ResultsRecord({ dir: options.resultsDir, info: options.info })
-    options.onRecord?.(this.record.path)
-    this.tally = new Tally(options.info)
+    this.ledger = new Ledger(options)
+    options.onRecord?.(this.ledger.record.path)
     const scheduler = (this.scheduler = new Scheduler<InFlight>(options.concurrency))
-    this.lineContext = { fingerprint: options.fingerprint, runAttempt: options.runAttempt, shard: options.shard }
-    this.context = {
-      http,
-      spec: options.spec,
-      baseUrl: options.baseUrl,
-      runId: options.runId,
-      fingerprint: options.fingerprint,
-      idempotent: options.idempotent,
-      accept: options.accept,
-      bearer: options.bearer,
-      gate: new Limiter(options.rate, this.now),
-      // A routine over targets keeps what its lines record; the one call without, its response output.
-      keepBytes: options.targets ? RESULT_BODY_BYTES : RESPONSE_OUTPUT_BYTES + 1,
-      cancelled: () => scheduler.cancelled,
-      now: this.now
-    }
+    this.context = routineContext(http, options, () => scheduler.cancelled, this.now)
     this.shape = callPlan(this.context)
-    this.count = options.targets ? (options.count ?? 0) : 1
+    // A canary's count is its wave: the targets in no wave get no line.
+    const inWaves = options.waves?.counts.reduce((a, b) => a + b, 0)
+    this.count = options.targets ? (inWaves ?? options.count ?? 0) : 1
   }
 
   async run(): Promise<RoutineResult> {
-    const { options, scheduler, tally } = this
+    const { options, scheduler, ledger } = this
     const onCancel = (): void => {
       this.cancelledAt = this.now()
       scheduler.cancel()
     }
-    const onHardStop = (): void => this.record.close()
+    const onHardStop = (): void => ledger.record.close()
     options.signal?.addEventListener('abort', onCancel, { once: true })
     options.hardStop?.addEventListener('abort', onHardStop, { once: true })
     if (options.signal?.aborted) onCancel()
@@ -98,17 +76,15 @@ class RoutineRun {
     timer.unref()
     try {
       await this.feed()
-      // The grace runs from the cancellation, which may come while the calls are being drained.
-      const grace = (): number =>
-        this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
-      for (const entry of await scheduler.drain(grace)) this.abandon(entry)
+      await this.drain()
       // Targets never fed after a cancellation's time was up: counted, without a line.
-      if (this.count > this.fed) tally.add('not-made', this.count - this.fed)
+      this.unfed = Math.max(0, this.count - this.fed)
+      if (this.unfed > 0) ledger.tally.add('not-made', this.unfed)
     } finally {
       clearInterval(timer)
       options.signal?.removeEventListener('abort', onCancel)
       options.hardStop?.removeEventListener('abort', onHardStop)
-      this.record.close()
+      ledger.record.close()
     }
     this.progress()
     return this.result()
@@ -118,10 +94,38 @@ class RoutineRun {
     return this.options.drainMs ?? DRAIN_MS
   }
 
+  /** Waits for the calls in flight; after a cancellation, for what is left of its grace only. */
+  private async drain(): Promise<void> {
+    // The grace runs from the cancellation, which may come while the calls are being drained.
+    const grace = (): number =>
+      this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
+    for (const entry of await this.scheduler.drain(grace)) this.abandon(entry)
+  }
+
+  private waveFeed(targets: NonNullable<RoutineOptions['targets']>): WaveFeed {
+    const { scheduler, ledger } = this
+    const { tally } = ledger
+    return {
+      limit: this.options.maxFailures,
+      info: this.options.info,
+      counts: () => ({ answered: tally.answered, bad: tally.badCalls }),
+      accepting: () => scheduler.accepting,
+      stop: reason => scheduler.stop(reason),
+      begin: (number, accepting) => {
+        ledger.wave = number
+        if (accepting) this.reached = number
+      },
+      pass: keep => targets(this.offerAll, keep),
+      drain: () => this.drain()
+    }
+  }
+
   private async feed(): Promise<void> {
+    const { targets, waves } = this.options
     try {
-      if (this.options.targets) await this.options.targets(this.offerAll)
-      else await this.offerAll([{}])
+      if (!targets) await this.offerAll([{}])
+      else if (waves) await feedWaves(waves, this.waveFeed(targets))
+      else await targets(this.offerAll)
     } catch (err) {
       // The calls already made keep their record: the failure is the stop's reason.
       if (!(err instanceof Abandoned)) {
@@ -130,29 +134,22 @@ class RoutineRun {
     }
   }
 
-  /** Offers a batch of targets in order, each as a slot frees. */
-  private readonly offerAll = async (targets: readonly unknown[]): Promise<void> => {
-    for (const target of targets) {
+  /** Offers a batch of targets in order, each as a slot frees; `places`: theirs in the list. */
+  private readonly offerAll = async (targets: readonly unknown[], places?: readonly number[]): Promise<void> => {
+    for (let i = 0; i < targets.length; i++) {
       for (let wait = this.scheduler.slot(); wait !== undefined; wait = this.scheduler.slot()) await wait
-      this.offer(target)
+      this.offer(targets[i], places ? places[i] : this.fed)
     }
   }
 
-  private offer(target: unknown): void {
+  private offer(target: unknown, index: number): void {
     if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
-    const index = this.fed++
-    const key = targetKey(target)
-    const finished = this.options.earlier?.finished(key)
-    if (finished !== undefined) {
-      this.tally.add('skipped')
-      return this.write({ key, index, target, outcome: 'skipped', status: finished })
-    }
-    if (this.options.dryRun) return this.plan(target, key, index)
-    const entry: InFlight = { target, key, index, sent: false, abandoned: false }
-    if (!this.scheduler.startNow(entry, this.make)) {
-      this.tally.add('not-made')
-      this.write({ key, index, target, outcome: 'not-made', status: null })
-    }
+    this.fed++
+    const entry: InFlight = { target, key: targetKey(target), index, sent: false, abandoned: false }
+    const finished = this.options.earlier?.finished(entry.key)
+    if (finished !== undefined) return this.ledger.skipped(entry, finished)
+    if (this.options.dryRun) return this.ledger.plan(entry)
+    if (!this.scheduler.startNow(entry, this.make)) this.ledger.notMade(entry)
   }
 
   /**
@@ -169,57 +166,29 @@ class RoutineRun {
     return end.truncated === true
   }
 
-  private write(fields: LineFields): void {
-    this.record.add(resultLine(this.lineContext, fields))
-  }
-
   private ended(entry: InFlight, end: CallEnd): void {
-    const { options, scheduler, tally } = this
-    const { target, key, index } = entry
-    const detail = end.error ?? (end.text ? end.text : undefined)
-    tally.call(end.outcome, end.status, () => targetLabel(target, index), index, detail)
-    const { outcome, status, error, attempts, ms, truncated } = end
-    const body = resultBody(end.text, this.record.keepsBodies, truncated)
-    this.write({ key, index, target, outcome, status, error, attempts, ms, body })
-    if (!options.targets && end.status !== null && !truncated && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES) {
-      this.response = redact(end.text)
-    }
-    if (end.status === 401) {
-      const { expiresAtMs } = options.bearer.latest
-      const expiry = expiresAtMs === undefined ? '' : ` (it expires ${new Date(expiresAtMs).toISOString()})`
-      scheduler.stop(`the service refused the token (HTTP 401) at call #${index + 1}${expiry}: no new call was started`)
-    } else if (tally.badCalls >= options.maxFailures) {
-      scheduler.stop(
-        `${formatCount(tally.badCalls)} calls failed, call-max-failures (${options.maxFailures}): no new call was started`
-      )
-    }
-    if (this.record.failure) scheduler.stop('the results file could not be written: no new call was started')
-  }
-
-  private plan(target: unknown, key: string, index: number): void {
-    this.tally.add('planned')
-    const call = plannedCall(this.options.spec, target)
-    if (this.planned.length < PLANNED_SHOWN) this.planned.push(`${call.method} ${call.path}`)
-    this.write({ key, index, target, outcome: 'planned', status: null, body: call.fields })
+    const { options, scheduler, ledger } = this
+    ledger.ended(entry, end)
+    const counts = { answered: ledger.tally.answered, bad: ledger.tally.badCalls }
+    const stop = stopAfterCall(end.status, entry.index, options.maxFailures, counts, options.bearer.latest.expiresAtMs)
+    if (stop) scheduler.stop(stop)
+    if (ledger.record.failure) scheduler.stop('the results file could not be written: no new call was started')
   }
 
   /** A call still open when the drain ended: unknown if it may have been sent, else never made. */
   private abandon(entry: InFlight): void {
     entry.abandoned = true
-    const { target, key, index } = entry
-    const outcome = entry.sent ? 'unknown' : 'not-made'
-    const error = entry.sent ? 'cancelled in flight: no answer before the step stopped' : 'cancelled before it was sent'
-    this.tally.call(outcome, null, targetLabel(target, index), index, error)
-    this.write({ key, index, target, outcome, status: null, error })
+    this.ledger.abandoned(entry, entry.sent)
   }
 
   private progress(): void {
-    const { tally, scheduler } = this
+    const { scheduler } = this
+    const { tally } = this.ledger
     this.options.info(
       progressLine({
         count: this.count,
         done: tally.total,
-        ended: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
+        ended: tally.answered,
         failed: tally.badCalls,
         inFlight: scheduler.inFlight,
         elapsedMs: this.now() - this.started,
@@ -229,21 +198,12 @@ class RoutineRun {
   }
 
   private result(): RoutineResult {
-    const { tally, record } = this
     return {
       count: this.count,
-      calls: tally.count('succeeded') + tally.count('failed') + tally.count('unknown'),
-      outcomes: tally.outcomes,
-      byStatus: tally.byStatus,
-      failedByStatus: tally.failedByStatus,
-      failures: tally.failures,
+      ...this.ledger.result(this.unfed),
       durationMs: this.now() - this.started,
-      resultsFile: record.path,
-      unrecorded: record.unrecorded,
-      recordFailure: record.failure,
-      response: this.response,
-      planned: this.planned,
       stopped: this.scheduler.stopped,
+      waves: this.options.waves && { counts: this.options.waves.counts, reached: this.reached },
       cancelled: this.cancelledAt !== undefined
     }
   }

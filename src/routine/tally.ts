@@ -41,6 +41,11 @@ export class Tally {
     return this.bad
   }
 
+  /** Calls that ended: succeeded, failed or unknown. */
+  get answered(): number {
+    return this.count('succeeded') + this.count('failed') + this.count('unknown')
+  }
+
   /** Lines of any outcome, or targets without a line (never fed after a cancellation). */
   add(outcome: Outcome, n = 1): void {
     this.outcomes.set(outcome, this.count(outcome) + n)

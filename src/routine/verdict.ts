@@ -26,10 +26,20 @@ export function routineError(call: string, result: RoutineResult): Error | undef
     ? `The step was cancelled after ${formatCount(result.calls)} of ${formatCount(result.count)} calls to ${excerpt(call, 100)}`
     : `Failed to call ${excerpt(call, 100)}`
   const record = result.recordFailure
-    ? ` ${result.recordFailure.message} ${formatCount(result.unrecorded)} line${result.unrecorded === 1 ? '' : 's'} went unrecorded.`
+    ? ` ${result.recordFailure.message} ${unrecordedText(result)}: the outputs count only what it holds.`
     : ''
   return new Error(
     `${head}: ${parts.join(', ')}${first ? `; first: ${first}` : ''}${result.stopped && !result.cancelled ? `; ${result.stopped}` : ''}.` +
       `${record} The job summary and the results-file output list every call; a re-run with call-resume-from makes only what is left.`
   )
+}
+
+/** "18 outcomes are not in the results file (12 succeeded, 6 failed)": what a failed file lacks. */
+export function unrecordedText(result: Pick<RoutineResult, 'unrecorded' | 'unrecordedOutcomes'>): string {
+  const n = result.unrecorded
+  const parts = [...result.unrecordedOutcomes]
+    .filter(([, count]) => count > 0)
+    .map(([outcome, count]) => `${formatCount(count)} ${outcome}`)
+  const which = parts.length > 0 ? ` (${parts.join(', ')})` : ''
+  return `${formatCount(n)} outcome${n === 1 ? ' is' : 's are'} not in the results file${which}`
 }

@@ -65,7 +65,7 @@ export async function listInto(
         '(targets-from; README, "Fan-out").'
     )
   }
-  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'listing', digest: listing.digest }
+  return { listing, shardCount: shards(listing.selected, inputs.shardSize), from: 'listing', digest: listing.digest }
 }
 
 /**
@@ -84,15 +84,21 @@ export async function readInto(inputs: SnapshotOptions, file: TargetsFile): Prom
   }
   const listing = file.finish()
   report(`Read ${path}:`, listing)
-  return { listing, shardCount: shards(listing.listed, inputs.shardSize), from: 'snapshot', digest }
+  return { listing, shardCount: shards(listing.selected, inputs.shardSize), from: 'snapshot', digest }
 }
 
 function report(verb: string, listing: Listing): void {
   const { shard } = listing
   core.info(
     `${verb} ${plural(listing.listed, 'target')}` +
+      (listing.where === undefined ? '' : `; ${selectionText(listing)}`) +
       (shard ? `; shard ${shard.index} of ${shard.count} holds ${plural(listing.count, 'target')}` : '')
   )
+}
+
+/** "40 of 500 targets selected by `status == "retired"`": the log's, the summary's and the outputs' words. */
+export function selectionText(listing: Pick<Listing, 'listed' | 'selected' | 'where'>): string {
+  return `${formatCount(listing.selected)} of ${plural(listing.listed, 'target')} selected by \`${(listing.where ?? 'true').replace(/\s+/g, ' ')}\``
 }
 
 function shards(listed: number, shardSize: number): number {

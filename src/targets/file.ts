@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
 import { formatBytes, formatCount } from '../format.js'
 import { hasId } from './key.js'
+import { Selection } from './select.js'
 import { Shard, shardOf } from './shards.js'
 
 /** The most targets JSON one listing may write: past it the step fails rather than fill the disk. */
@@ -16,6 +17,8 @@ export interface TargetsFileOptions {
   readonly dir: string
   /** Keep only this shard's targets. */
   readonly shard?: Shard
+  /** Keep only the targets this selection (targets-where) keeps, before the shard is taken. */
+  readonly select?: Selection
   readonly maxBytes?: number
   /** Sees every target kept, in order, as it is added (the call's check before the first call). */
   readonly onTarget?: (target: unknown) => void
@@ -24,9 +27,13 @@ export interface TargetsFileOptions {
 /** What a finished listing holds: the file, the counts, and what the outputs and summary show. */
 export interface Listing {
   readonly file: string
-  /** Every target the service listed. */
+  /** Every target the service listed (or the snapshot held). */
   readonly listed: number
-  /** The targets kept: the shard's, or all of them. */
+  /** The targets the selection kept: all listed without targets-where. */
+  readonly selected: number
+  /** The targets-where expression, when one selected them. */
+  readonly where?: string
+  /** The targets kept: the shard's of the selected, or all of them. */
   readonly count: number
   readonly shard?: Shard
   /** The size of the kept targets as JSON, in bytes. */
@@ -51,6 +58,7 @@ export class TargetsFile {
   private fd: number | undefined
   private readonly maxBytes: number
   private listed = 0
+  private selected = 0
   private withoutId = 0
   private count = 0
   private bytes = 2
@@ -76,12 +84,15 @@ export class TargetsFile {
     return tempFileError('targets file', this.options.dir, err)
   }
 
-  /** Appends a page's targets, keeping only the shard's. */
+  /** Appends a page's targets, keeping only the selected ones of the shard. */
   add(targets: readonly unknown[]): void {
-    const { shard } = this.options
+    const { shard, select } = this.options
+    const before = this.listed
     this.listed += targets.length
     for (const target of targets) if (!hasId(target)) this.withoutId++
-    const kept = shard ? targets.filter(t => shardOf(t, shard.count) === shard.index) : targets
+    const selected = select ? targets.filter((t, i) => select.selects(t, before + i)) : targets
+    this.selected += selected.length
+    const kept = shard ? selected.filter(t => shardOf(t, shard.count) === shard.index) : selected
     if (kept.length === 0) return
     if (this.options.onTarget) for (const target of kept) this.options.onTarget(target)
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
@@ -109,6 +120,8 @@ export class TargetsFile {
     return {
       file: this.path,
       listed: this.listed,
+      selected: this.selected,
+      where: this.options.select?.expression,
       count: this.count,
       shard: this.options.shard,
       bytes: this.bytes,

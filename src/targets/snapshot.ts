@@ -79,27 +79,31 @@ export interface SnapshotRead {
  */
 export async function readSnapshot(
   path: string,
-  onTargets: (targets: unknown[]) => void | Promise<void>
+  onTargets: (targets: unknown[], places?: number[]) => void | Promise<void>,
+  /** Keeps only the targets at these places of the array (0-based), unparsed otherwise. */
+  keep?: (place: number) => boolean
 ): Promise<SnapshotRead> {
   const hash = createHash('sha256')
-  const splitter = new ArraySplitter()
-  const pending: string[][] = []
-  const queue = (elements: string[]): void => {
-    if (elements.length > 0) pending.push(elements)
+  const splitter = new ArraySplitter(keep)
+  const pending: Batch[] = []
+  const queue = (batch: Batch): void => {
+    if (batch.elements.length > 0) pending.push(batch)
   }
   let count = 0
   // Each batch is handed over, and awaited, before the next chunk is read: a slow consumer (calls
   // per target) holds the reading back, so memory never holds more than a chunk and a batch.
   const drain = async (): Promise<void> => {
-    for (let elements = pending.shift(); elements; elements = pending.shift()) {
+    for (let batch = pending.shift(); batch; batch = pending.shift()) {
+      const { elements, places } = batch
       let targets: unknown
       try {
         targets = parseExact(`[${elements.join(',')}]`)
       } catch {
-        throw new SnapshotError(`${path} is not valid JSON near target ${formatCount(count + 1)}.`)
+        const near = places ? places[0] : count
+        throw new SnapshotError(`${path} is not valid JSON near target ${formatCount(near + 1)}.`)
       }
       count += elements.length
-      await onTargets(targets as unknown[])
+      await onTargets(targets as unknown[], places)
     }
   }
   const decoder = new StringDecoder('utf8')
@@ -114,6 +118,12 @@ export async function readSnapshot(
   return { count, digest: `sha256:${hash.digest('hex')}` }
 }
 
+/** Elements' text, and with a `keep`, their places in the array. */
+interface Batch {
+  readonly elements: string[]
+  readonly places?: number[]
+}
+
 /**
  * Splits the text of a JSON array into the text of its elements, chunk by chunk: it tracks strings
  * and nesting only, and leaves checking each element's JSON to JSON.parse.
@@ -125,9 +135,14 @@ class ArraySplitter {
   private escaped = false
   private current = ''
   private batch: string[] = []
+  private places: number[] | undefined
   private seen = 0
 
-  push(text: string, flush: (elements: string[]) => void): void {
+  constructor(private readonly keep?: (place: number) => boolean) {
+    if (keep) this.places = []
+  }
+
+  push(text: string, flush: (batch: Batch) => void): void {
     let start = 0
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i)
@@ -167,9 +182,12 @@ class ArraySplitter {
           throw new SnapshotError('the file is not a JSON array of targets (an empty element).')
         }
         if (element !== '') {
-          this.seen++
-          this.batch.push(element)
-          if (this.batch.length >= BATCH) flush(this.take())
+          const place = this.seen++
+          if (!this.keep || this.keep(place)) {
+            this.batch.push(element)
+            this.places?.push(place)
+            if (this.batch.length >= BATCH) flush(this.take())
+          }
         }
         if (c === 0x5d) this.state = 'after'
       }
@@ -180,7 +198,7 @@ class ArraySplitter {
     }
   }
 
-  end(path: string, flush: (elements: string[]) => void): void {
+  end(path: string, flush: (batch: Batch) => void): void {
     if (this.state === 'before') throw new SnapshotError(`${path} is empty: it is not a JSON array of targets.`)
     if (this.state === 'elements') {
       throw new SnapshotError(`${path} ends before its JSON array does: the file is truncated.`)
@@ -188,9 +206,10 @@ class ArraySplitter {
     flush(this.take())
   }
 
-  private take(): string[] {
-    const taken = this.batch
+  private take(): Batch {
+    const taken = { elements: this.batch, places: this.places }
     this.batch = []
+    if (this.places) this.places = []
     return taken
   }
 }

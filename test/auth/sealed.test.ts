@@ -92,11 +92,13 @@ describe('sealed tokens', () => {
     await expect(unseal(sealed, key(one, 'k2'), baseUrl)).resolves.toHaveProperty('reason')
   })
 
-  it('detects tampering with every byte', async () => {
+  it('detects tampering in every part: salt, IV, tag and ciphertext', async () => {
     const sealed = await seal()
     const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
+    // Each opening costs a scrypt: the first, a middle and the last byte of each part (16, 12, 16, rest).
+    const parts = [0, 8, 15, 16, 21, 27, 28, 35, 43, 44, (44 + raw.length) >> 1, raw.length - 1]
     const results = await Promise.all(
-      [...raw].map((_, i) => {
+      parts.map(i => {
         const bad = Buffer.from(raw)
         bad[i] ^= 1 << (i % 8)
         return unseal(`${PREFIX}${bad.toString('base64url')}`, credentials, baseUrl)

@@ -39,9 +39,7 @@ describe('call-dry-run', () => {
       expect(run.code).toBe(0)
       expect(api.requests.map(r => r.method)).toEqual(['GET']) // the listing, and nothing else
       expect(run.outputs).toMatchObject({ 'calls-planned': '50', 'calls-succeeded': '0', 'calls-failed': '0' })
-      expect(run.outputs['plan-digest']).toMatch(
-        /^plan1\.[0-9a-f]{12}\.[0-9a-f]{8}\.[0-9a-f]{8}\.[0-9a-f]{8}\.[0-9a-f]{64}$/
-      )
+      expect(run.outputs['plan-digest']).toMatch(/^plan2\.50\.([0-9a-f]{8}\.){7}[0-9a-f]{64}$/)
       const lines = resultLines(run.outputs['results-file'])
       expect(lines).toHaveLength(50)
       expect(lines[0]).toMatchObject({
@@ -104,8 +102,8 @@ describe('plan-digest: apply exactly the plan', () => {
     ['a changed body', { 'call-body': '{"reason":"purge","name":"{name}"}' }, undefined, 'call-body'],
     ['a changed call', { call: 'DELETE /v1/targets/{id}/archive' }, undefined, 'the call input \\(method or path\\)'],
     ['a changed base-url', {}, '/v2', 'base-url'],
-    ['a changed snapshot', {}, undefined, 'the targets \\(another snapshot or listing\\)']
-  ])('refuses %s before any call, naming it', async (what, change, basePath, named) => {
+    ['a changed snapshot', {}, undefined, 'the targets \\(targets-from and targets-digest, or the listing\\)']
+  ])('refuses %s before any request, naming it', async (what, change, basePath, named) => {
     const planned = await plan()
     if (what === 'a changed snapshot') {
       const text = readFileSync(planned.snapshot, 'utf8').replace('"t-050"', '"t-051"')
@@ -124,12 +122,90 @@ describe('plan-digest: apply exactly the plan', () => {
       expectFailure(
         run,
         new RegExp(
-          `^::error::Input plan-digest: this step's plan differs from the approved one in ${named}, so no call was made`
+          `^::error::Input plan-digest: this step would make .*; what differs: ${named}\\. No call was made\\.`
         )
       )
-      expect(calls()).toHaveLength(0)
+      // The snapshot's plan is checked before the token is asked for: no request at all.
+      expect(idp.requests).toHaveLength(0)
+      expect(api.requests).toHaveLength(0)
     } finally {
       run.cleanup()
+    }
+  })
+})
+
+describe('the plan is the calls (the H1 repro)', () => {
+  const DELETE = { call: 'DELETE /v1/targets/{id}' }
+
+  /** A snapshot of the 50 targets, and a plan made over it with `extra`. */
+  const planOver = async (extra: Record<string, string>) => {
+    const list = await runAction(inputs({ 'targets-output': 'false' }), RUN)
+    const snapshot = join(dir, 'h1-targets.json')
+    copyFileSync(list.outputs['targets-file'], snapshot)
+    const digest = list.outputs['targets-digest']
+    list.cleanup()
+    const snapshotInputs = { 'targets-from': snapshot, 'targets-digest': digest }
+    const planned = await runAction(inputs({ ...DELETE, ...snapshotInputs, 'call-dry-run': 'true', ...extra }), RUN)
+    expect(planned.code).toBe(0)
+    const approved = planned.outputs['plan-digest']
+    const count = Number(planned.outputs['calls-planned'])
+    const results = planned.outputs['results-file']
+    const kept = join(dir, 'h1-plan.jsonl')
+    copyFileSync(results, kept)
+    planned.cleanup()
+    api.requests.length = 0
+    idp.requests.length = 0
+    return { snapshotInputs, approved, count, planFile: kept }
+  }
+
+  const apply = (extra: Record<string, string>) => runAction(inputs({ ...DELETE, ...extra }), RUN)
+
+  it.each([
+    ['another shard', { shard: '2/2' }, /what differs: shard/],
+    ['no shard', {}, /calls where the approved plan has \d+; what differs: shard/]
+  ])('refuses a plan made for shard 1/2 applied with %s, before any request', async (_what, change, message) => {
+    const { snapshotInputs, approved, count } = await planOver({ shard: '1/2' })
+    expect(count).toBeGreaterThan(0)
+    expect(count).toBeLessThan(50)
+    const run = await apply({ ...snapshotInputs, 'plan-digest': approved, ...change })
+    try {
+      expectFailure(run, message)
+      expect(api.requests).toHaveLength(0)
+      expect(idp.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+    // The same shard is let through, and makes exactly the planned calls.
+    const same = await apply({ ...snapshotInputs, 'plan-digest': approved, shard: '1/2' })
+    try {
+      expect(same.code).toBe(0)
+      expect(calls()).toHaveLength(count)
+    } finally {
+      same.cleanup()
+    }
+  })
+
+  it('refuses an apply without the call-resume-from its plan was made with', async () => {
+    // An earlier attempt deleted 40 of the 50: the plan holds the 10 left.
+    const earlier = await runAction(inputs({ ...DELETE, 'targets-where': 'id < "t-041"' }), RUN)
+    const earlierFile = join(dir, 'h1-earlier.jsonl')
+    copyFileSync(earlier.outputs['results-file'], earlierFile)
+    earlier.cleanup()
+    const { snapshotInputs, approved, count } = await planOver({ 'call-resume-from': earlierFile })
+    expect(count).toBe(10)
+    const run = await apply({ ...snapshotInputs, 'plan-digest': approved })
+    try {
+      expectFailure(run, /would make 50 calls where the approved plan has 10; what differs: call-resume-from/)
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+    const same = await apply({ ...snapshotInputs, 'plan-digest': approved, 'call-resume-from': earlierFile })
+    try {
+      expect(same.code).toBe(0)
+      expect(calls()).toHaveLength(10)
+    } finally {
+      same.cleanup()
     }
   })
 })

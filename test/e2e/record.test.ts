@@ -130,19 +130,18 @@ describe('cancellation drains', () => {
   const cancelled = async (signal: NodeJS.Signals) => {
     const { running, child } = await held()
     const seenAtSignal = calls().length
-    const signalledAt = Date.now()
     child.kill(signal)
-    const run = await running
-    const tookMs = Date.now() - signalledAt
-    return { run, tookMs, seenAtSignal }
+    return { run: await running, seenAtSignal }
   }
 
+  // How long the drain takes is measured by `npm run bench` (bench/cancel.js) and held to the 5 s
+  // grace with a fake clock in test/routine/routine.test.ts: a wall-clock bound here would fail on
+  // a busy machine. These tests hold what the drain does.
   it.each(['SIGINT', 'SIGTERM'] as const)(
-    'on %s starts no call, records every call sent, and writes the record within 7 s',
+    'on %s starts no call, records every call sent, and writes the record',
     async signal => {
-      const { run, tookMs, seenAtSignal } = await cancelled(signal)
+      const { run, seenAtSignal } = await cancelled(signal)
       try {
-        expect(tookMs).toBeLessThan(7000)
         expect(seenAtSignal).toBe(28)
         expect(calls()).toHaveLength(28) // nothing started after the signal
         expectRoutineFailure(
@@ -178,11 +177,9 @@ describe('cancellation drains', () => {
       onChild: c => (child = c)
     })
     await untilCalls(6) // every target sent: the routine is only draining now
-    const signalledAt = Date.now()
     child!.kill('SIGTERM')
     const run = await running
     try {
-      expect(Date.now() - signalledAt).toBeLessThan(7000)
       expectRoutineFailure(
         run,
         /^::error::The step was cancelled after 6 of 6 calls to POST \/v1\/t\/\{id\}\/scan: 0 of 6 calls failed, 4 outcomes unknown/
@@ -206,12 +203,10 @@ describe('cancellation drains', () => {
     const { running, child } = await held()
     child.kill('SIGINT')
     await new Promise(resolve => setTimeout(resolve, 200))
-    const secondAt = Date.now()
     child.kill('SIGTERM')
     const run = await running
     try {
-      // Well inside the 5 s drain the first signal began: the second did not wait for it.
-      expect(Date.now() - secondAt).toBeLessThan(2000)
+      // The second signal's own way out: no output, the file as it stood (bench/cancel.js times it).
       expect(run.code).toBe(1)
       const errors = run.stdout.split('\n').filter(l => l.startsWith('::error::'))
       expect(errors).toEqual([
@@ -228,7 +223,7 @@ describe('cancellation drains', () => {
     }
   }, 30_000)
 
-  it('ends during the listing within 2 s, leaving no file and no output', async () => {
+  it('ends during the listing, leaving no file and no output', async () => {
     targets = ids(5)
     listing = res => hang(res)
     let child: ChildProcess | undefined
@@ -237,11 +232,9 @@ describe('cancellation drains', () => {
       const check = () => (api.requests.some(r => r.url === '/v1/targets') ? resolve() : setTimeout(check, 5))
       check()
     })
-    const signalledAt = Date.now()
     child!.kill('SIGINT')
     const run = await running
     try {
-      expect(Date.now() - signalledAt).toBeLessThan(2000)
       expectFailure(
         run,
         /^::error::The step was cancelled \(SIGINT\) before any call was made: no output was set and no file kept$/
@@ -333,7 +326,7 @@ describe('a re-run does only what is left', () => {
         expect.arrayContaining([expect.objectContaining({ key: 't00', status: 201, runAttempt: 2 })])
       )
       expect(second.stdout).toMatch(/^::warning::2 of \d+ earlier result lines are of another call/m)
-      expect(second.stdout).toMatch(/^::warning::.*results\.jsonl ends in a torn line/m)
+      expect(second.stdout).toMatch(/^::warning::".*results\.jsonl" ends in a torn line/m)
     } finally {
       second.cleanup()
     }
@@ -343,13 +336,13 @@ describe('a re-run does only what is left', () => {
     targets = ids(3)
     writeFileSync(
       join(folder, 'results.jsonl'),
-      '{"key":"t00","call":"0","outcome":"succeeded","status":200}\nnot json\n{}\n'
+      '{"key":"t00","call":"0000000000000000","outcome":"succeeded","status":200,"runAttempt":1,"shard":null}\nnot json\n{}\n'
     )
     const run = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-resume-from': folder }), { env: RUN })
     try {
       expectFailure(
         run,
-        /^::error::Input call-resume-from: .*results\.jsonl line 2 is not a result line of this action/
+        /^::error::Input call-resume-from: ".*results\.jsonl" line 2 is not a result line of this action/
       )
       expect(calls()).toHaveLength(0)
     } finally {

@@ -6,6 +6,7 @@ import {
   expectRoutineFailure,
   json,
   Received,
+  resultLines,
   runAction,
   startServer,
   TestServer,
@@ -47,11 +48,7 @@ beforeEach(() => {
 
 const inputs = (extra: Record<string, string>) => clientInputs(idp.url, api.url, extra)
 const calls = () => api.requests.filter(r => r.url !== '/v1/targets')
-const results = (file: string) =>
-  readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map(l => JSON.parse(l))
+const results = resultLines
 
 describe('call: the routine over every target', () => {
   it('calls once per target, each value one encoded segment, and records every result', async () => {
@@ -219,7 +216,7 @@ describe('call: the routine over every target', () => {
       )
       expect(calls()).toHaveLength(1)
       expect(refused.outputs).toMatchObject({ 'calls-failed': '1', 'calls-not-made': '49' })
-      expect(readFileSync(refused.outputs['results-file'], 'utf8').trimEnd().split('\n')).toHaveLength(50)
+      expect(resultLines(refused.outputs['results-file'])).toHaveLength(50)
     } finally {
       refused.cleanup()
     }

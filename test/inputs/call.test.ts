@@ -15,7 +15,7 @@ describe('call inputs', () => {
       rate: undefined,
       idempotent: false,
       accept: new Set(),
-      maxFailures: 100,
+      maxFailures: { count: 100 },
       spec: { method: 'POST', fields: ['id', 'name'] }
     })
   })
@@ -34,7 +34,7 @@ describe('call inputs', () => {
       rate: 2.5,
       idempotent: true,
       concurrency: 64,
-      maxFailures: 1
+      maxFailures: { count: 1 }
     })
   })
 
@@ -47,6 +47,20 @@ describe('call inputs', () => {
     [{ 'call-concurrency': '0' }, 'Input call-concurrency must be a whole number from 1 to 64'],
     [{ 'call-rate': '0' }, 'Input call-rate must be a number from 0.01 to 10000'],
     [{ 'call-max-failures': '0' }, 'Input call-max-failures must be a whole number from 1'],
+    [
+      { 'call-max-failures': '10000001' },
+      'Input call-max-failures must be a whole number from 1 to 10000000 or a percentage'
+    ],
+    [{ 'call-max-failures': '0%' }, 'or a percentage of the calls answered (5%), got "0%"'],
+    [{ 'call-max-failures': '101%' }, 'Input call-max-failures must be'],
+    [{ 'call-waves': '1, , 100%' }, 'Input call-waves must be wave sizes separated by commas'],
+    [{ 'call-waves': '1, 0' }, 'each a whole number or a percentage of the targets (1, 5%, 25%, 100%), got "1, 0"'],
+    [{ 'call-waves': '150%' }, 'Input call-waves must be wave sizes'],
+    [
+      { 'call-canary': 'ten' },
+      'Input call-canary must be a whole number of targets or a percentage of them (10, or 2%), got "ten"'
+    ],
+    [{ 'call-canary': '5', 'call-waves': '1, 100%' }, 'Input call-canary calls one wave only: remove call-waves'],
     [{ 'list-targets': 'false' }, 'Input call has {id}, but with list-targets: false there is no target'],
     [{ 'call-dry-run': 'yes' }, 'Input call-dry-run must be true or false'],
     [{ 'plan-digest': 'sha256:abc' }, 'Input plan-digest must be the plan-digest output of the plan step']
@@ -77,6 +91,17 @@ describe('call inputs', () => {
       resumeFrom: undefined,
       bodyText: ''
     })
+  })
+
+  it('reads a percentage limit, waves and a canary', () => {
+    setInputs({ call: 'PUT /v1/t/{id}', 'call-max-failures': ' 5% ', 'call-waves': '1, 10%,100 %' })
+    expect(call('list-targets')).toMatchObject({
+      maxFailures: { percent: 5 },
+      waves: [{ count: 1 }, { percent: 10 }, { percent: 100 }],
+      canary: undefined
+    })
+    setInputs({ call: 'PUT /v1/t/{id}', 'call-canary': '2.5%' })
+    expect(call('list-targets')).toMatchObject({ canary: { percent: 2.5 }, waves: undefined })
   })
 
   it('makes one call as written without targets when it has no placeholder', () => {

@@ -60,6 +60,13 @@ describe('report inputs', () => {
     )
   })
 
+  it('takes targets-where only with the snapshot it narrows', () => {
+    setInputs({ 'report-from': 'results', 'targets-from': 'targets', 'targets-where': 'a == 1' })
+    expect(reportInputs()).toMatchObject({ targetsFrom: 'targets', targetsWhere: 'a == 1' })
+    setInputs({ 'report-from': 'results', 'targets-where': 'a == 1' })
+    expect(() => reportInputs()).toThrow(/^Input targets-where in a report narrows the snapshot of targets-from/)
+  })
+
   it('says which credential inputs it does not use', () => {
     setInputs({ 'report-from': 'r', 'client-id': 'c', 'client-secret': 's' })
     reportInputs()

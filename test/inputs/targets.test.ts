@@ -1,4 +1,4 @@
-import { shard, snapshot } from '../../src/inputs/targets.js'
+import { shard, snapshot, where } from '../../src/inputs/targets.js'
 import { setInputs } from '../helpers.js'
 
 const DIGEST = `sha256:${'ab12'.repeat(16)}`
@@ -70,6 +70,22 @@ describe('snapshot', () => {
     setInputs({ 'targets-from': 'snap/', 'list-targets': 'false' })
     expect(() => snapshot('list-targets')).toThrow(
       new Error('Input targets-from gives the targets: remove list-targets: false')
+    )
+  })
+})
+
+describe('where', () => {
+  it('is absent without the input, and the text as written with it', () => {
+    setInputs({})
+    expect(where('list-targets')).toBeUndefined()
+    setInputs({ 'targets-where': 'status == "retired"' })
+    expect(where('list-targets')).toBe('status == "retired"')
+  })
+
+  it('needs the targets listed', () => {
+    setInputs({ 'targets-where': 'true', 'list-targets': 'false' })
+    expect(() => where('list-targets')).toThrow(
+      new Error('Input targets-where selects among listed targets: remove it, or set list-targets to true')
     )
   })
 })

@@ -81,9 +81,38 @@ describe('readFailures', () => {
     expect(readFailures([pending('a', path, { runAttempt: 2 })], FP)[0].said).toBe('last of 2')
   })
 
-  it('compares attempts as the table keeps them: clamped to 262,143', () => {
-    const path = file('r.jsonl', [line('a', 'failed', 500, { attempt: 300_000, error: 'late' })])
-    expect(readFailures([pending('a', path, { runAttempt: 262_143 })], FP)[0].said).toBe('late')
+  it('takes the line of the winning attempt exactly, up to the highest a line may claim', () => {
+    const path = file('r.jsonl', [
+      line('a', 'failed', 500, { attempt: 100_000, error: 'late' }),
+      line('a', 'failed', 500, { attempt: 99_999, error: 'early' })
+    ])
+    expect(readFailures([pending('a', path, { runAttempt: 100_000 })], FP)[0].said).toBe('late')
+  })
+
+  it('says a body nested deeper than 64 levels is so, and writes one of 64 levels', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}"deep"${']'.repeat(depth)}`
+    const path = file('r.jsonl', [
+      line('a', 'failed', 500, { body: `"body":${nested(6000)}` }),
+      line('b', 'failed', 500, { body: `"body":${nested(65)}` }),
+      line('c', 'failed', 500, { body: `"body":${nested(64)}` })
+    ])
+    expect(readFailures([pending('a', path), pending('b', path), pending('c', path)], FP).map(f => f.said)).toEqual([
+      '(a body nested more than 64 levels deep)',
+      '(a body nested more than 64 levels deep)',
+      nested(64)
+    ])
+  })
+
+  it('says nothing of the failures of a file that is gone, and still reads the others', () => {
+    const gone = join(dir, 'gone.jsonl')
+    const path = file('r.jsonl', [line('b', 'failed', 500, { error: 'here' })])
+    expect(readFailures([pending('a', gone), pending('b', path)], FP).map(f => f.said)).toEqual(['', 'here'])
+  })
+
+  it('reads a file that starts with a byte-order mark', () => {
+    const path = join(dir, 'bom.jsonl')
+    writeFileSync(path, `\ufeff${line('a', 'failed', 500, { error: 'boom' })}\n`)
+    expect(readFailures([pending('a', path)], FP)[0].said).toBe('boom')
   })
 
   it('skips lines of another call, planned lines and lines that are not result lines', () => {

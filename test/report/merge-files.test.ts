@@ -48,6 +48,7 @@ describe('surveyResults', () => {
     const b = file('b.jsonl', [line('c', 'succeeded', { shard: '1/2' }), line('d', 'planned')])
     const { infos, warnings, log } = recorder()
     expect(surveyResults(results, FP, log)).toEqual({
+      found: true,
       files: 2,
       readable: [a, b],
       unreadable: [],
@@ -58,9 +59,10 @@ describe('surveyResults', () => {
     expect([infos, warnings]).toEqual([[], []])
   })
 
-  it('warns when report-from holds no results file, and when it does not exist', () => {
-    const { warnings, log } = recorder()
+  it('finds no file in an empty report-from, or one that does not exist, and leaves saying so to the verdict', () => {
+    const { warnings, infos, log } = recorder()
     expect(surveyResults(results, undefined, log)).toEqual({
+      found: true,
       files: 0,
       readable: [],
       unreadable: [],
@@ -69,11 +71,8 @@ describe('surveyResults', () => {
       shardCount: undefined
     })
     const absent = join(dir, 'absent')
-    expect(surveyResults(absent, undefined, log).files).toBe(0)
-    expect(warnings).toEqual([
-      `No results files in ${results} (report-from): there is no line to report`,
-      `No results files in ${absent} (report-from): there is no line to report`
-    ])
+    expect(surveyResults(absent, undefined, log)).toMatchObject({ found: false, files: 0, lines: 0 })
+    expect([warnings, infos]).toEqual([[], []])
   })
 
   it('names the report-from input when the path is neither a file nor a folder', () => {
@@ -103,29 +102,31 @@ describe('surveyResults', () => {
     ])
   })
 
+  const call = (i: number) => i.toString(16).padStart(16, '0')
+
   it('keeps 64 calls per file: a 65th call of that file is not counted', () => {
-    const calls = Array.from({ length: 64 }, (_, i) => `call-${i}`)
+    const calls = Array.from({ length: 64 }, (_, i) => call(i))
     file('a.jsonl', [
-      ...calls.map((call, i) => line(`k${i}`, 'succeeded', { call })),
+      ...calls.map((c, i) => line(`k${i}`, 'succeeded', { call: c })),
       ...Array.from({ length: 5 }, (_, i) => line(`x${i}`, 'succeeded', { call: OTHER }))
     ])
     const { infos, log } = recorder()
     const survey = surveyResults(results, undefined, log)
-    expect(survey.fingerprint).toBe('call-0')
+    expect(survey.fingerprint).toBe(call(0))
     expect(survey.lines).toBe(69)
     expect(infos).toEqual([
-      "The report is of call call-0, the call of 1 of 64 result lines (give the step's call input to choose it)"
+      `The report is of call ${call(0)}, the call of 1 of 64 result lines (give the step's call input to choose it)`
     ])
   })
 
   it('still counts a call of the first 64 after the limit is reached', () => {
-    const calls = Array.from({ length: 64 }, (_, i) => `call-${i}`)
+    const calls = Array.from({ length: 64 }, (_, i) => call(i))
     file('a.jsonl', [
-      ...calls.map((call, i) => line(`k${i}`, 'succeeded', { call })),
-      line('y', 'succeeded', { call: 'call-63' })
+      ...calls.map((c, i) => line(`k${i}`, 'succeeded', { call: c })),
+      line('y', 'succeeded', { call: call(63) })
     ])
     const { log } = recorder()
-    expect(surveyResults(results, undefined, log).fingerprint).toBe('call-63')
+    expect(surveyResults(results, undefined, log).fingerprint).toBe(call(63))
   })
 
   it('takes the shard count most lines name, the first of a tie, and lines without a shard name none', () => {
@@ -143,12 +144,19 @@ describe('surveyResults', () => {
     expect(surveyResults(results, FP, log).shardCount).toBe(5)
   })
 
-  it('names no shard count when no line names one, or the one named is not a shard', () => {
-    file('a.jsonl', [line('a'), line('b', 'succeeded', { shard: 'x' }), line('c', 'succeeded', { shard: '0/3' })])
+  it('names no shard count when no line names one', () => {
+    file('a.jsonl', [line('a'), line('b')])
     const { warnings, log } = recorder()
     const survey = surveyResults(results, FP, log)
-    expect(survey).toMatchObject({ lines: 3, unreadable: [], shardCount: undefined })
+    expect(survey).toMatchObject({ lines: 2, unreadable: [], shardCount: undefined })
     expect(warnings).toEqual([])
+  })
+
+  it('counts nothing of a file whose line names a shard that is not one', () => {
+    const bad = file('a.jsonl', [line('a'), line('c', 'succeeded', { shard: '0/3' })])
+    const { warnings, log } = recorder()
+    expect(surveyResults(results, FP, log)).toMatchObject({ lines: 0, unreadable: [bad], shardCount: undefined })
+    expect(warnings).toHaveLength(1)
   })
 
   it('ignores planned lines for the call and the shard count, but counts them as lines', () => {
@@ -166,6 +174,7 @@ describe('surveyResults', () => {
     const bad = file('b.jsonl', [line('b'), line('c'), 'not json', line('d', 'succeeded', { shard: '1/9' })])
     const { warnings, infos, log } = recorder()
     expect(surveyResults(results, undefined, log)).toEqual({
+      found: true,
       files: 2,
       readable: [good],
       unreadable: [bad],
@@ -174,7 +183,7 @@ describe('surveyResults', () => {
       shardCount: 2
     })
     expect(warnings).toEqual([
-      `${bad} line 3 is not a result line of this action (it should be one JSON object with key, call and outcome): none of its lines are counted in the report`
+      `"${bad}" line 3 is not a result line of this action: it should be one JSON object naming key, call, outcome, status, runAttempt and shard once each, in the shapes docs/routine.md gives: none of its lines are counted in the report`
     ])
     expect(infos).toHaveLength(1)
   })
@@ -186,7 +195,7 @@ describe('surveyResults', () => {
     const from = '/proc/self/mem'
     expect(surveyResults(from, FP, log)).toMatchObject({ files: 1, readable: [], unreadable: [from], lines: 0 })
     expect(warnings).toEqual([
-      `${from} cannot be read (EIO: i/o error, read): none of its lines are counted in the report`
+      `"${from}" cannot be read (EIO: i/o error, read): none of its lines are counted in the report`
     ])
   })
 
@@ -194,7 +203,9 @@ describe('surveyResults', () => {
     const a = file('a.jsonl', [line('a'), '{"key":"b","ca'], '')
     const { warnings, log } = recorder()
     expect(surveyResults(results, FP, log)).toMatchObject({ readable: [a], lines: 1 })
-    expect(warnings).toEqual([`1 results file ends in a torn line (a writer stopped mid-line), which is ignored: ${a}`])
+    expect(warnings).toEqual([
+      `1 results file ends in a torn line (a writer stopped mid-line), which is ignored: "${a}"`
+    ])
   })
 
   it('names five torn files without "and more", and six with it', () => {
@@ -204,9 +215,13 @@ describe('surveyResults', () => {
     surveyResults(results, FP, log)
     file('5.jsonl', [line('k5'), '{"key"'], '')
     surveyResults(results, FP, log)
+    const five = torn
+      .slice(0, 5)
+      .map(f => `"${f}"`)
+      .join(', ')
     expect(warnings).toEqual([
-      `5 results files end in a torn line (a writer stopped mid-line), which is ignored: ${torn.slice(0, 5).join(', ')}`,
-      `6 results files end in a torn line (a writer stopped mid-line), which is ignored: ${torn.slice(0, 5).join(', ')} and 1 more`
+      `5 results files end in a torn line (a writer stopped mid-line), which is ignored: ${five}`,
+      `6 results files end in a torn line (a writer stopped mid-line), which is ignored: ${five} and 1 more`
     ])
   })
 })
@@ -218,7 +233,7 @@ describe('countLines', () => {
     const c = file('c.jsonl', [line('a', 'failed'), line('e')])
     const table = new WinnerTable()
     const { warnings, log } = recorder()
-    expect(countLines([a, b, c], FP, table, log)).toEqual({ starts: [1, 3, 3], otherCall: 0 })
+    expect(countLines([a, b, c], FP, table, log)).toEqual({ starts: [1, 3, 3], otherCall: 0, counted: 4 })
     expect(warnings).toEqual([])
     expect(table.keys).toBe(3)
     expect(table.winner('a')).toEqual({ outcome: 'failed', status: 200, runAttempt: 1, seq: 3 })
@@ -232,9 +247,9 @@ describe('countLines', () => {
     const b = file('b.jsonl', [line('c'), line('x', 'failed', { call: OTHER }), line('y', 'planned', { call: OTHER })])
     const table = new WinnerTable()
     const { warnings, log } = recorder()
-    expect(countLines([a, b], FP, table, log)).toEqual({ starts: [1, 3], otherCall: 1 })
+    expect(countLines([a, b], FP, table, log)).toEqual({ starts: [1, 3], otherCall: 1, counted: 3 })
     expect(warnings).toEqual([
-      `1 result line is of another call (another method, path, body or base-url) and is not counted, in 1 file: ${b}`
+      `1 result line is of another call (another method, path, body or base-url) and is not counted, in 1 file: "${b}"`
     ])
     expect(table.winner('x')).toBeUndefined()
   })
@@ -246,7 +261,7 @@ describe('countLines', () => {
     const { warnings, log } = recorder()
     expect(countLines(files, FP, new WinnerTable(), log).otherCall).toBe(10)
     expect(warnings).toEqual([
-      `10 result lines are of another call (another method, path, body or base-url) and are not counted, in 5 files: ${files.join(', ')}`
+      `10 result lines are of another call (another method, path, body or base-url) and are not counted, in 5 files: ${files.map(f => `"${f}"`).join(', ')}`
     ])
   })
 })

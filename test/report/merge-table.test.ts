@@ -1,6 +1,6 @@
-import { clampAttempt, REPORT_OUTCOMES, ReportOutcome, WinnerTable } from '../../src/report/merge-table.js'
+import { REPORT_OUTCOMES, ReportOutcome, WinnerTable } from '../../src/report/merge-table.js'
 import { Outcome } from '../../src/routine/lines.js'
-import { ResultFacts } from '../../src/routine/result-files.js'
+import { ResultFacts } from '../../src/routine/result-line.js'
 import { keyHash } from '../../src/targets/key-table.js'
 
 const facts = (key: string, outcome: Outcome, status: number | null, runAttempt = 1): ResultFacts => ({
@@ -15,18 +15,6 @@ const facts = (key: string, outcome: Outcome, status: number | null, runAttempt 
 describe('REPORT_OUTCOMES', () => {
   it('lists the outcomes of a report in the order the summary counts them', () => {
     expect(REPORT_OUTCOMES).toEqual(['succeeded', 'skipped', 'failed', 'unknown', 'not-made', 'missing'])
-  })
-})
-
-describe('clampAttempt', () => {
-  it.each([
-    [0, 0],
-    [7, 7],
-    [262_143, 262_143],
-    [262_144, 262_143],
-    [999_999_999, 262_143]
-  ])('keeps attempt %p as %p', (attempt, kept) => {
-    expect(clampAttempt(attempt)).toBe(kept)
   })
 })
 
@@ -53,9 +41,22 @@ describe('WinnerTable', () => {
     table.offer(facts('a', 'unknown', null, 3), 3)
     table.offer(facts('a', 'succeeded', 200, 2), 4)
     expect(table.winner('a')).toEqual({ outcome: 'unknown', status: null, runAttempt: 3, seq: 3 })
-    table.offer(facts('a', 'skipped', 200, 3), 5)
-    expect(table.winner('a')).toEqual({ outcome: 'skipped', status: 200, runAttempt: 3, seq: 5 })
+    table.offer(facts('a', 'skipped', 200, 4), 5)
+    expect(table.winner('a')).toEqual({ outcome: 'skipped', status: 200, runAttempt: 4, seq: 5 })
     expect(table.keys).toBe(1)
+  })
+
+  it('keeps an ended line over a skipped one of the same attempt: a canary over the shard that skipped it', () => {
+    const table = new WinnerTable()
+    table.offer(facts('a', 'succeeded', 201, 1), 1)
+    table.offer(facts('a', 'skipped', 201, 1), 2)
+    expect(table.winner('a')).toEqual({ outcome: 'succeeded', status: 201, runAttempt: 1, seq: 1 })
+    table.offer(facts('b', 'skipped', 201, 1), 3)
+    table.offer(facts('b', 'succeeded', 201, 1), 4)
+    expect(table.winner('b')).toMatchObject({ outcome: 'succeeded', seq: 4 })
+    table.offer(facts('c', 'skipped', 201, 1), 5)
+    table.offer(facts('c', 'skipped', 200, 1), 6)
+    expect(table.winner('c')).toMatchObject({ outcome: 'skipped', status: 200, seq: 6 })
   })
 
   it('compares attempts past 262,143 as equal', () => {

@@ -77,4 +77,19 @@ describe('ReportTally', () => {
   it('has no shard row before a target is added', () => {
     expect(new ReportTally(3).shards()).toEqual([])
   })
+
+  it('without a shard count, counts every target and names no shard, in a line or a row', () => {
+    const tally = new ReportTally(undefined)
+    for (const key of ['a', 'b', 'c', 'd']) {
+      expect(add(tally, key, winner('missing', null, null, 0))).toEqual({
+        key,
+        outcome: 'missing',
+        status: null,
+        runAttempt: null,
+        shard: null
+      })
+    }
+    expect(counts(tally.counts)).toEqual({ missing: 4 })
+    expect(tally.shards()).toEqual([])
+  })
 })

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { mergeResults, MergeOptions, reportError, ReportOutcome } from '../../src/report/merge.js'
+import { mergeResults, MergeOptions, ReportOutcome } from '../../src/report/merge.js'
 import { LineFields } from '../../src/routine/lines.js'
 import { mask } from '../../src/secrets.js'
 import { FP, line } from '../helpers.js'
 import { shardOf } from '../../src/targets/shards.js'
+import { compileSelection } from '../../src/targets/select.js'
 
 let dir: string
 let temp: string
@@ -169,7 +170,7 @@ describe('mergeResults', () => {
     ])
     const { report, warnings, infos } = await merge({ fingerprint: FP })
     const named = ['mine', 'other-0', 'other-1', 'other-2', 'other-3']
-      .map(f => join(dir, 'results', `${f}.jsonl`))
+      .map(f => `"${join(dir, 'results', `${f}.jsonl`)}"`)
       .join(', ')
     expect(warnings).toEqual([
       `8 result lines are of another call (another method, path, body or base-url) and are not counted, in 8 files: ${named} and 3 more`
@@ -199,7 +200,7 @@ describe('mergeResults', () => {
     file('good.jsonl', [line('c', 'succeeded', 200)])
     const { report, warnings, reported } = await merge({ snapshot: snapshot(['a', 'b', 'c']) })
     expect(warnings).toEqual([
-      `${bad} line 2 is not a result line of this action (it should be one JSON object with key, call and outcome): none of its lines are counted in the report`
+      `"${bad}" line 2 is not a result line of this action: it should be one JSON object naming key, call, outcome, status, runAttempt and shard once each, in the shapes docs/routine.md gives: none of its lines are counted in the report`
     ])
     expect(reported.map(r => r.outcome)).toEqual(['missing', 'missing', 'succeeded'])
     expect(report.unreadable).toEqual([bad])
@@ -211,7 +212,7 @@ describe('mergeResults', () => {
     const b = file('b.jsonl', [line('c', 'failed', 500), '{"key"'], '')
     const { report, warnings } = await merge()
     expect(warnings).toEqual([
-      `2 results files end in a torn line (a writer stopped mid-line), which is ignored: ${a}, ${b}`
+      `2 results files end in a torn line (a writer stopped mid-line), which is ignored: "${a}", "${b}"`
     ])
     expect(counts(report.counts)).toEqual({ succeeded: 1, failed: 1 })
   })
@@ -271,6 +272,17 @@ describe('mergeResults', () => {
     expect(report.failures).toEqual([])
   })
 
+  it("accounts only for the snapshot's targets the shards' selection keeps", async () => {
+    file('results-1-1/r.jsonl', [line('t-1', 'succeeded', 204)])
+    const select = await compileSelection('id.endsWith("1")')
+    const { report, reported } = await merge({ snapshot: snapshot(['t-0', 't-1', 't-2']), select })
+    expect(report.targets).toBe(1)
+    expect(report.counts.get('missing')).toBeUndefined()
+    expect(reported.map(r => r.key)).toEqual(['t-1'])
+    const all = await merge({ snapshot: snapshot(['t-0', 't-1', 't-2']) })
+    expect(all.report.counts.get('missing')).toBe(2)
+  })
+
   it('reports a key the snapshot repeats once', async () => {
     const { report, infos, reported } = await merge({ snapshot: snapshot(['a', 'b', 'a']) })
     expect(reported.map(r => r.key)).toEqual(['a', 'b'])
@@ -280,11 +292,30 @@ describe('mergeResults', () => {
     )
   })
 
-  it('reports every target missing when there is no results file', async () => {
-    const { report, warnings } = await merge({ snapshot: snapshot(['a', 'b']) })
-    expect(warnings).toEqual([`No results files in ${join(dir, 'results')} (report-from): there is no line to report`])
+  it('reports every target missing, in no shard, when no result line says how many shards there were', async () => {
+    file('r.jsonl', [
+      line('p', 'planned', null, { shard: '2/6' }),
+      line('o', 'failed', 500, { call: OTHER, shard: '2/6' })
+    ])
+    const { report, warnings, reported } = await merge({ snapshot: snapshot(['a', 'b']), fingerprint: FP })
+    expect(warnings).toHaveLength(1)
     expect(counts(report.counts)).toEqual({ missing: 2 })
-    expect(report.shardsToRerun).toEqual(['1/1'])
+    expect(report).toMatchObject({ shardCount: undefined, shards: [], shardsToRerun: [], missingShards: [] })
+    expect(report).toMatchObject({ found: true, files: 1, lines: 2, countedLines: 0, from: join(dir, 'results') })
+    expect(reported.map(r => r.shard)).toEqual([null, null])
+  })
+
+  it('takes a run whose lines name no shard for one shard, 1/1', async () => {
+    file('r.jsonl', [line('a', 'failed', 500)])
+    const { report, reported } = await merge({ snapshot: snapshot(['a', 'b']) })
+    expect(report).toMatchObject({ shardCount: 1, shardsToRerun: ['1/1'], missingShards: ['1/1'], countedLines: 1 })
+    expect(reported.map(r => r.shard)).toEqual(['1/1', '1/1'])
+  })
+
+  it('places targets by the shard count given, whether or not a line was read', async () => {
+    const { report } = await merge({ snapshot: snapshot(keys(40)), shardCount: 3 })
+    expect(report).toMatchObject({ shardCount: 3, found: false, files: 0, countedLines: 0 })
+    expect(report.shardsToRerun).toEqual(['1/3', '2/3', '3/3'])
   })
 
   it('refuses a snapshot whose digest is not the one given, and leaves no report file', async () => {
@@ -376,82 +407,5 @@ describe('mergeResults', () => {
 
   it.each([0, 257, 1.5])('refuses a shard count of %p', async shardCount => {
     await expect(merge({ shardCount })).rejects.toThrow(`A report's shard count must be 1 to 256, not ${shardCount}`)
-  })
-})
-
-describe('reportError', () => {
-  const FAIL_ON = new Set<ReportOutcome>(['failed', 'unknown', 'missing'])
-  const report = async (specs: [string, LineFields['outcome'], number][], ids?: string[]) => {
-    for (let k = 1; k <= 6; k++) {
-      const lines = specs
-        .filter(spec => spec[2] === k)
-        .map(([id, outcome]) => line(id, outcome, 500, { shard: `${k}/6` }))
-      if (lines.length > 0) file(`r${k}.jsonl`, lines)
-    }
-    return (await merge({ snapshot: ids ? snapshot(ids) : undefined, shardCount: 6 })).report
-  }
-
-  it('names the counts and the shards to re-run', async () => {
-    const ids = keys(60)
-    const failed = ids.find(id => shardOf({ id }, 6) === 2) as string
-    const done = ids.filter(id => id !== failed)
-    const r = await report(
-      [
-        ...done.map(id => [id, 'succeeded', shardOf({ id }, 6)] as [string, 'succeeded', number]),
-        [failed, 'failed', 2]
-      ],
-      [...ids, 'lost']
-    )
-    const lost = shardOf({ id: 'lost' }, 6)
-    const shards = [...new Set([2, lost])]
-      .sort()
-      .map(k => `${k}/6`)
-      .join(', ')
-    expect(reportError(r, FAIL_ON)?.message).toBe(
-      `The run did not reach every target: 1 failed, 0 unknown, 0 not made, 1 missing of 61 targets; shards to re-run: ${shards}. ` +
-        'Re-run those shards with call-resume-from given their results files, so that only the targets not done are called; ' +
-        'the shards-to-rerun output lists them, and the report-file output every target with its outcome.'
-    )
-    expect(reportError(r, new Set(['unknown']))).toBeUndefined()
-    expect(reportError(r, new Set(['missing']))?.message).toMatch(new RegExp(`; shards to re-run: ${lost}/6\\. `))
-  })
-
-  it('says without a snapshot that missing targets cannot be seen', async () => {
-    const r = await report([['a', 'unknown', 1]])
-    expect(reportError(r, FAIL_ON)?.message).toMatch(
-      /^The run did not reach every target: 0 failed, 1 unknown, 0 not made, of 1 target seen \(without targets-from, missing targets cannot be seen\); shards to re-run: \d\/6\. /
-    )
-  })
-
-  it('is undefined when every target is done', async () => {
-    expect(
-      reportError(
-        await report([
-          ['a', 'succeeded', 1],
-          ['b', 'skipped', 1]
-        ]),
-        FAIL_ON
-      )
-    ).toBeUndefined()
-  })
-
-  it('names exactly 32 shards without "and more", and counts the targets not made', async () => {
-    const ids = keys(1000)
-    const notMade = ids[0]
-    file('r.jsonl', [line(notMade, 'not-made', null, { shard: `${shardOf({ id: notMade }, 32)}/32` })])
-    const r = await merge({ snapshot: snapshot(ids), shardCount: 32 })
-    expect(r.report.shards).toHaveLength(32)
-    const message = reportError(r.report, new Set(['not-made', 'missing']))?.message ?? ''
-    const all = Array.from({ length: 32 }, (_, i) => `${i + 1}/32`).join(', ')
-    expect(message).toContain(
-      `: 0 failed, 0 unknown, 1 not made, 999 missing of 1,000 targets; shards to re-run: ${all}. Re-run those shards`
-    )
-  })
-
-  it('names 32 shards at most', async () => {
-    const r = await merge({ snapshot: snapshot(keys(2000)), shardCount: 256 })
-    const message = reportError(r.report, FAIL_ON)?.message ?? ''
-    expect(message).toContain('2,000 missing of 2,000 targets; shards to re-run: 1/256, 2/256,')
-    expect(message).toContain(`32/256 and ${r.report.shards.length - 32} more. `)
   })
 })

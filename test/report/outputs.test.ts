@@ -23,6 +23,7 @@ function listing(json: string | undefined, bytes: number, count = 3): Listing {
   return {
     file: '/runner/temp/targets-abc.json',
     listed: count,
+    selected: count,
     count,
     bytes,
     json,
@@ -71,6 +72,12 @@ describe('publish', () => {
       shards: '["1/2","2/2"]'
     })
     expect(warnings()).toEqual([])
+  })
+
+  it('says how many targets a selection kept of how many, only with targets-where', () => {
+    const selected = { ...listing('[1]', 3, 1), listed: 9, selected: 4, where: 'a == 1' }
+    publish({ token, targets: { listing: selected, shardCount: 1, from: 'listing', digest: 'sha256:00' } })
+    expect(outputs()).toMatchObject({ 'target-count': '1', 'targets-listed': '9', 'targets-selected': '4' })
   })
 
   it('sets no targets-digest for targets read from a snapshot, and no targets output when told not to', () => {
@@ -212,6 +219,7 @@ function routine(outcomes: [Outcome, number][], response?: string): RoutineResul
     durationMs: 10,
     resultsFile: '/runner/temp/results-abc.jsonl',
     unrecorded: 0,
+    unrecordedOutcomes: new Map(),
     planned: [],
     cancelled: false,
     response

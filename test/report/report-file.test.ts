@@ -16,7 +16,8 @@ const missing: ReportLine = { key: 't-2', outcome: 'missing', status: null, runA
 describe('reportLine', () => {
   it.each([
     [done, '{"key":"t-1","outcome":"succeeded","status":201,"runAttempt":2,"shard":"3/8"}'],
-    [missing, '{"key":"t-2","outcome":"missing","status":null,"runAttempt":null,"shard":"1/8"}']
+    [missing, '{"key":"t-2","outcome":"missing","status":null,"runAttempt":null,"shard":"1/8"}'],
+    [{ ...missing, shard: null }, '{"key":"t-2","outcome":"missing","status":null,"runAttempt":null,"shard":null}']
   ])('writes the fields in order: %j', (line, text) => {
     expect(reportLine(line)).toBe(text)
     expect(JSON.parse(reportLine(line))).toEqual(line)

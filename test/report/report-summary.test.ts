@@ -20,8 +20,11 @@ const report = (overrides: Partial<MergedReport> = {}): MergedReport => ({
   reportFile: '/tmp/report-0123456789ab.jsonl',
   complete: true,
   fingerprint: '0123456789abcdef',
+  from: 'results',
+  found: true,
   files: 1,
   lines: 600,
+  countedLines: 600,
   unreadable: [],
   otherCallLines: 0,
   notInSnapshot: 0,
@@ -140,6 +143,33 @@ describe('renderReportSummary', () => {
     [{ complete: false }, '## Report: all 600 targets seen done']
   ])('heads %j with %s', (overrides, head) => {
     expect(renderReportSummary(report(overrides)).split('\n')[0]).toBe(head)
+  })
+
+  it('says why no result line was read, its paths inert, and heads a report of unknown shards as one', () => {
+    const text = renderReportSummary(
+      report({
+        targets: 6,
+        counts: map<ReportOutcome>({ missing: 6 }),
+        byStatus: new Map(),
+        shardCount: undefined,
+        shards: [],
+        from: 'dl/*_results',
+        found: false,
+        files: 0,
+        lines: 0,
+        countedLines: 0
+      })
+    )
+    expect(text.split('\n').slice(0, 5)).toEqual([
+      '## Report: 6 of 6 targets not done',
+      '',
+      '**0 succeeded, 0 skipped, 0 failed, 0 unknown, 0 not made, 6 missing**, from 0 results files (0 lines).',
+      '',
+      '**No result line was read.** Input report-from\\: dl/\\*\\_results does not exist, so no result line was read. ' +
+        "Check the download step before this one\\: its path should be that folder, and its pattern should match the shards' results artifacts \\(results-\\* in the README\\). " +
+        'All 6 targets of targets-from are missing, in no shard\\: without a result line nothing says how many shards the run had, so shards-to-rerun is empty.'
+    ])
+    expect(renderReportSummary(report({ countedLines: 1 }))).not.toContain('No result line')
   })
 
   it('lists the failures, unknown ones marked, and says when there are more', () => {

@@ -17,6 +17,7 @@ const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<R
   durationMs: 2000,
   resultsFile: '/tmp/r.jsonl',
   unrecorded: 0,
+  unrecordedOutcomes: new Map(),
   cancelled: false,
   ...overrides
 })
@@ -47,6 +48,32 @@ describe('routineLines', () => {
       WHERE,
       ''
     ])
+  })
+
+  it('says how the calls were paced in waves, where they stopped, and a canary', () => {
+    const stopped = routineLines(
+      'PUT /x',
+      result(
+        { failed: 1, 'not-made': 9 },
+        {
+          waves: { counts: [1, 3, 6], reached: 1 },
+          stopped: 'stopped after wave 1 of 3: every call of the wave failed'
+        }
+      )
+    )
+    expect(stopped).toContain('In 3 waves of 1, 3 and 6 targets (call-waves); the calls stopped in wave 1.')
+    expect(stopped).toContain('Stopped early: stopped after wave 1 of 3\\: every call of the wave failed.')
+    const many = routineLines(
+      'PUT /x',
+      result({ succeeded: 4 }, { waves: { counts: [1, ...Array(10).fill(10)], reached: 11 } })
+    )
+    expect(many).toContain('In 11 waves of 1, 10, 10, 10, 10, 10, 10, … and 10 targets (call-waves).')
+    expect(routineLines('PUT /x', result({ succeeded: 1 }, { waves: { counts: [1], reached: 1 } }))).toContain(
+      'A canary of 1 target (call-canary).'
+    )
+    expect(routineLines('PUT /x', result({ succeeded: 5 }, { waves: { counts: [5], reached: 1 } }))).toContain(
+      'A canary of 5 targets (call-canary).'
+    )
   })
 
   it('counts the targets not done, sorts statuses by count, and lists the failures, unknown marked', () => {
@@ -138,7 +165,8 @@ describe('routineLines', () => {
           calls: 1,
           stopped: 'the service refused the token (HTTP 401) at call #1: no new call was started',
           recordFailure: new Error('disk full'),
-          unrecorded: 1500
+          unrecorded: 1500,
+          unrecordedOutcomes: new Map([['succeeded', 1500]])
         }
       )
     )
@@ -146,7 +174,7 @@ describe('routineLines', () => {
       '',
       'Stopped early: the service refused the token \\(HTTP 401\\) at call \\#1\\: no new call was started.',
       '',
-      'Writing the results file failed part way: 1,500 lines went unrecorded.'
+      'Writing the results file failed part way: 1,500 outcomes are not in the results file (1,500 succeeded); the counts above are what it holds.'
     ])
     expect(lines.slice(7)).toEqual(['', WHERE, ''])
   })

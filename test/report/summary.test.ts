@@ -13,6 +13,7 @@ function listing(targets: unknown[], extra: Partial<Listing> = {}): Listing {
   return {
     file: '/tmp/targets.json',
     listed: targets.length,
+    selected: targets.length,
     count: targets.length,
     bytes: JSON.stringify(targets).length,
     preview: targets.slice(0, PREVIEW_ROWS),
@@ -77,11 +78,32 @@ describe('renderSummary', () => {
     const md = renderSummary(
       token,
       base,
-      listing([{ id: 'a' }], { count: 512, listed: 10_240, shard: { index: 3, count: 20 } }),
+      listing([{ id: 'a' }], { count: 512, listed: 10_240, selected: 10_240, shard: { index: 3, count: 20 } }),
       now
     )
     expect(md).toContain('- **Targets**: Shard 3 of 20: 512 of 10,240 targets, from https\\://api.test')
     expect(md).toContain('…and 511 more: all 512 are in the `targets-file` output.')
+  })
+
+  it('says how many targets a selection kept of how many, by which expression, inert', () => {
+    const token = { accessToken: 't', tokenType: 'Bearer', source: 'exchange' as const }
+    const where = 'status == "retired" && name != "[x](https://evil.example)"'
+    const one = renderSummary(
+      token,
+      'https://api.test',
+      listing([{ id: 'a' }], { listed: 500, selected: 40, count: 40, where }),
+      now
+    )
+    expect(one).toContain(
+      '- **Targets**: 40 of 500 selected by status == "retired" \\&\\& name \\!= "\\[x\\]\\(https\\://evil.example\\)", from'
+    )
+    const shard = renderSummary(
+      token,
+      'https://api.test',
+      listing([{ id: 'a' }], { listed: 500, selected: 40, count: 13, where: 'a', shard: { index: 2, count: 3 } }),
+      now
+    )
+    expect(shard).toContain('- **Targets**: Shard 2 of 3: 13 of 40 targets (40 of 500 selected by a), from')
   })
 
   it('orders the common fields as people read them', () => {
@@ -160,6 +182,7 @@ describe('the whole summary', () => {
     durationMs: 2000,
     resultsFile: '/tmp/r.jsonl',
     unrecorded: 0,
+    unrecordedOutcomes: new Map(),
     cancelled: false
   })
 

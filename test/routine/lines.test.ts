@@ -1,5 +1,13 @@
 import { parseExact } from '../../src/json.js'
-import { LineContext, LineFields, Outcome, OUTCOMES, resultBody, resultLine } from '../../src/routine/lines.js'
+import {
+  LineContext,
+  LineFields,
+  MAX_BODY_DEPTH,
+  Outcome,
+  OUTCOMES,
+  resultBody,
+  resultLine
+} from '../../src/routine/lines.js'
 import { mask } from '../../src/secrets.js'
 
 const context: LineContext = { fingerprint: '0123456789abcdef', runAttempt: 2, shard: '3/8' }
@@ -133,6 +141,26 @@ describe('resultBody', () => {
       expect(line).not.toMatch(/[\r\n]/)
       expect(JSON.parse(line)).toHaveProperty('body')
     }
+  })
+})
+
+describe('resultBody of a deeply nested body', () => {
+  const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`
+
+  it('keeps JSON nested 64 levels deep as JSON, and a deeper body as text', () => {
+    expect(MAX_BODY_DEPTH).toBe(64)
+    expect(resultBody(nested(64))).toBe(`"body":${nested(64)}`)
+    expect(resultBody(nested(65))).toBe(`"body":${JSON.stringify(nested(65))}`)
+    expect(resultBody(`{"a":${nested(64, '"\\u0041"')}}`)).toBe(
+      `"body":${JSON.stringify(`{"a":${nested(64, '"\\u0041"')}}`)}`
+    )
+  })
+
+  it('keeps 12 KB of nested arrays as text, which any reader can write again', () => {
+    const body = resultBody(nested(6000, ''))
+    expect(body).toBe(`"body":"${nested(6000, '')}"`)
+    const line = resultLine(context, fields({ outcome: 'failed', status: 500, body }))
+    expect(JSON.stringify(JSON.parse(line))).toBe(line)
   })
 })
 

@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LineContext, LineFields, Outcome, OUTCOMES, resultBody, resultLine } from '../../src/routine/lines.js'
+import { LineContext, LineFields, resultLine } from '../../src/routine/lines.js'
 import {
-  parseResultLine,
+  eachLine,
+  MAX_LINE_BYTES,
   readResultFile,
   ResultFacts,
   ResultFileError,
@@ -27,123 +28,6 @@ const facts = (overrides: Partial<ResultFacts> = {}): ResultFacts => ({
   runAttempt: 12,
   shard: '12/16',
   ...overrides
-})
-
-describe('parseResultLine', () => {
-  it.each(OUTCOMES.map(o => [o] as [Outcome]))('reads the action own %s line', outcome => {
-    expect(parseResultLine(line({ outcome, status: 503, error: 'x', attempts: 2, ms: 5 }))).toEqual(
-      facts({ outcome, status: 503 })
-    )
-  })
-
-  it('reads status null, no shard and a first attempt', () => {
-    expect(parseResultLine(line({ outcome: 'unknown', status: null }, { fingerprint: 'ffff', runAttempt: 1 }))).toEqual(
-      facts({ call: 'ffff', outcome: 'unknown', status: null, runAttempt: 1, shard: null })
-    )
-  })
-
-  it.each([
-    ['quotes and backslashes', 'a"b\\c'],
-    ['a line break and unicode', 'x\ny\u2028é'],
-    ['JSON of a target without id', '{"name":"n","n":1}'],
-    ['an empty key', '']
-  ])('reads a key with %s', (_, key) => {
-    expect(parseResultLine(line({ key, body: resultBody('{"key":"other"}') }))?.key).toBe(key)
-  })
-
-  it('reads the head of its own lines without parsing the body', () => {
-    // A resume reads a million lines: the fields it needs come first, the rest is not parsed.
-    const own =
-      '{"key":"k\\"1","call":"0123456789abcdef","outcome":"failed","status":503,"runAttempt":123456789,"shard":"12/16","body":{not json}'
-    expect(parseResultLine(own)).toEqual(
-      facts({ key: 'k"1', outcome: 'failed', status: 503, runAttempt: 123456789, shard: '12/16' })
-    )
-  })
-
-  it('reads a head with no status, no shard and a plain key without parsing the body', () => {
-    const own = '{"key":"plain","call":"c","outcome":"unknown","status":null,"runAttempt":1,"shard":null,"body":{x}'
-    expect(parseResultLine(own)).toEqual({
-      key: 'plain',
-      call: 'c',
-      outcome: 'unknown',
-      status: null,
-      runAttempt: 1,
-      shard: null
-    })
-  })
-
-  it('does not take a line that only contains a head for one', () => {
-    const head = '{"key":"a","call":"c","outcome":"failed","status":503,"runAttempt":1,"shard":null,"body":{x}'
-    expect(parseResultLine(`x${head}`)).toBeUndefined()
-    expect(parseResultLine(`${head} `)).toBeUndefined()
-    expect(parseResultLine(head.replace('}', ''))).toBeUndefined()
-  })
-
-  it('refuses an outcome it does not know, even in a line of its own shape', () => {
-    expect(parseResultLine(line().replace('"succeeded"', '"done"'))).toBeUndefined()
-    expect(parseResultLine(line().replace('"succeeded"', '"DONE"'))).toBeUndefined()
-  })
-
-  it.each([
-    [
-      'another field order',
-      '{"outcome":"failed","status":500,"call":"c","key":"k","runAttempt":3,"shard":"1/2"}',
-      { key: 'k', call: 'c', outcome: 'failed', status: 500, runAttempt: 3, shard: '1/2' }
-    ],
-    [
-      'spaces',
-      '{ "key": "k", "call": "c", "outcome": "skipped", "status": null, "runAttempt": 2, "shard": null }',
-      { key: 'k', call: 'c', outcome: 'skipped', status: null, runAttempt: 2, shard: null }
-    ],
-    [
-      'no run attempt or shard',
-      '{"key":"k","call":"c","outcome":"not-made","status":null}',
-      { key: 'k', call: 'c', outcome: 'not-made', status: null, runAttempt: 0, shard: null }
-    ],
-    [
-      'the lowest and highest status',
-      '{"key":"k","call":"c","outcome":"failed","status":100,"runAttempt":0,"shard":null,"x":[999]}',
-      { key: 'k', call: 'c', outcome: 'failed', status: 100, runAttempt: 0, shard: null }
-    ],
-    [
-      'a status of 999',
-      '{"call":"c","key":"k","outcome":"failed","status":999}',
-      { key: 'k', call: 'c', outcome: 'failed', status: 999, runAttempt: 0, shard: null }
-    ],
-    [
-      'an escaped shard',
-      '{"key":"k","call":"c","outcome":"failed","status":500,"runAttempt":1,"shard":"1\\/2"}',
-      { key: 'k', call: 'c', outcome: 'failed', status: 500, runAttempt: 1, shard: '1/2' }
-    ]
-  ])('reads a line written by another tool: %s', (_, text, expected) => {
-    expect(parseResultLine(text)).toEqual(expected)
-  })
-
-  it.each([
-    ['an empty line', ''],
-    ['text', 'not json'],
-    ['null', 'null'],
-    ['a number', '42'],
-    ['a string', '"key"'],
-    ['an array', '["k","c","failed"]'],
-    ['no key', '{"call":"c","outcome":"failed","status":500}'],
-    ['a number key', '{"key":1,"call":"c","outcome":"failed","status":500}'],
-    ['a number call', '{"key":"k","call":1,"outcome":"failed","status":500}'],
-    ['no call', '{"key":"k","outcome":"failed","status":500}'],
-    ['an unknown outcome', '{"key":"k","call":"c","outcome":"done","status":500}'],
-    ['a string status', '{"key":"k","call":"c","outcome":"failed","status":"500"}'],
-    ['no status', '{"key":"k","call":"c","outcome":"failed"}'],
-    ['a string run attempt', '{"key":"k","call":"c","outcome":"failed","status":500,"runAttempt":"1"}'],
-    ['a null run attempt', '{"key":"k","call":"c","outcome":"failed","status":500,"runAttempt":null}'],
-    ['a number shard', '{"key":"k","call":"c","outcome":"failed","status":500,"shard":1}'],
-    ['a status below 100', '{"key":"k","call":"c","outcome":"failed","status":99}'],
-    ['a status above 999', '{"key":"k","call":"c","outcome":"failed","status":1000}'],
-    ['a fractional status', '{"key":"k","call":"c","outcome":"failed","status":200.5}'],
-    ['a negative run attempt', '{"key":"k","call":"c","outcome":"failed","status":500,"runAttempt":-1}'],
-    ['a fractional run attempt', '{"key":"k","call":"c","outcome":"failed","status":500,"runAttempt":1.5}']
-  ])('is undefined for %s', (_, text) => {
-    expect(parseResultLine(text)).toBeUndefined()
-  })
 })
 
 describe('readResultFile', () => {
@@ -183,7 +67,7 @@ describe('readResultFile', () => {
     writeFileSync(file, text(line()))
     expect(() => readResultFile(file, () => undefined, { torn: () => undefined })).toThrow(
       new ResultFileError(
-        `${file} line ${lineNumber} is not a result line of this action (it should be one JSON object with key, call and outcome)`
+        `"${file}" line ${lineNumber} is not a result line of this action: it should be one JSON object naming key, call, outcome, status, runAttempt and shard once each, in the shapes docs/routine.md gives`
       )
     )
   })
@@ -203,7 +87,7 @@ describe('readResultFile', () => {
     expect(read(`${wide}\n${a}\n`).keys).toEqual([`x${'é'.repeat(600_000)}`, 'a'])
     const file = join(dir, 'bad.jsonl')
     writeFileSync(file, `${text}garbage\n${a}\n`)
-    expect(() => readResultFile(file, () => undefined, { torn: () => undefined })).toThrow(`${file} line 5 is`)
+    expect(() => readResultFile(file, () => undefined, { torn: () => undefined })).toThrow(`"${file}" line 5 is`)
   })
 
   it('reads a file of several chunks whose last line is torn', () => {
@@ -216,6 +100,91 @@ describe('readResultFile', () => {
 
   it('reads an empty file as no lines', () => {
     expect(read('')).toMatchObject({ keys: [], torn: [] })
+  })
+
+  it('drops a byte-order mark that starts the file, and refuses one anywhere else', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf])
+    const a = line({ key: 'a', outcome: 'failed', status: 500 })
+    expect(read(Buffer.concat([bom, Buffer.from(`${a}\n${line({ key: 'b' })}\n`)])).keys).toEqual(['a', 'b'])
+    expect(read(bom)).toMatchObject({ keys: [], torn: [] })
+    const file = join(dir, 'bom.jsonl')
+    writeFileSync(file, Buffer.concat([Buffer.from(`${a}\n`), bom, Buffer.from(`${a}\n`)]))
+    expect(() => readResultFile(file, () => undefined, { torn: () => undefined })).toThrow(`"${file}" line 2 is not`)
+  })
+
+  it('names a file by its name quoted, without the control characters it holds', () => {
+    const folder = join(dir, 'x\n::stop-commands::t\u0085\u202e')
+    mkdirSync(folder)
+    const file = join(folder, 'r.jsonl')
+    writeFileSync(file, 'garbage\n')
+    expect(() => readResultFile(file, () => undefined, { torn: () => undefined })).toThrow(
+      `"${join(dir, 'x::stop-commands::t', 'r.jsonl')}" line 1 is not a result line`
+    )
+  })
+})
+
+describe('eachLine', () => {
+  const lines = (text: string | Buffer, max?: number) => {
+    const file = join(dir, 'l.jsonl')
+    writeFileSync(file, text)
+    const seen: [string, number, boolean][] = []
+    eachLine(file, (t, n, last) => seen.push([t, n, last]), max)
+    return seen
+  }
+
+  it('gives each line with its number, a CR before its LF dropped, and says which is a last line without LF', () => {
+    expect(lines('a\r\n\nb\rc\nd\r')).toEqual([
+      ['a', 1, false],
+      ['', 2, false],
+      ['b\rc', 3, false],
+      ['d', 4, true]
+    ])
+    expect(lines('a\n')).toEqual([['a', 1, false]])
+    expect(lines('\r')).toEqual([['', 1, true]])
+  })
+
+  it('keeps a mark that is not a whole byte-order mark, and drops only the first', () => {
+    expect(lines(Buffer.from([0xef, 0xbb]))).toEqual([['\ufffd', 1, true]])
+    expect(lines(Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x61]))).toEqual([['\ufeffa', 1, true]])
+    expect(lines(Buffer.from([0xef, 0xbb, 0xbe, 0x61]))[0][0]).not.toBe('a')
+  })
+
+  it(`takes a line of ${MAX_LINE_BYTES} bytes, and refuses a longer one, whether it ends the file or not`, () => {
+    expect(lines(`${'x'.repeat(10)}\nabc`, 10)).toEqual([
+      ['x'.repeat(10), 1, false],
+      ['abc', 2, true]
+    ])
+    const file = join(dir, 'l.jsonl')
+    const tooLong = (n: number) =>
+      new ResultFileError(`"${file}" line ${n} is longer than 10 B, so it is not a result line of this action`)
+    expect(() => lines(`ok\n${'x'.repeat(11)}\nok\n`, 10)).toThrow(tooLong(2))
+    expect(() => lines(`ok\n${'x'.repeat(11)}`, 10)).toThrow(tooLong(2))
+    expect(MAX_LINE_BYTES).toBe(16 * 1024 * 1024)
+  })
+
+  it('refuses a line past the bound across reads as soon as it has read past it', () => {
+    const file = join(dir, 'l.jsonl')
+    const long = 'y'.repeat(3 * 1024 * 1024)
+    expect(lines(`a\n${long}\nb`, 3 * 1024 * 1024).map(([t, n]) => [t.length, n])).toEqual([
+      [1, 1],
+      [long.length, 2],
+      [1, 3]
+    ])
+    expect(() => lines(`a\n${long}y\nb`, 3 * 1024 * 1024)).toThrow(
+      new ResultFileError(`"${file}" line 2 is longer than 3 MiB, so it is not a result line of this action`)
+    )
+    // Not a byte more than the bound and a read is kept: the bytes past the line's start are counted.
+    const seen: number[] = []
+    expect(() => eachLine(file, t => seen.push(t.length), 3 * 1024 * 1024 - 1)).toThrow('line 2 is longer than')
+    expect(seen).toEqual([1])
+  })
+
+  it('reads a file of many lines across reads, the bytes of a character split by a read joined again', () => {
+    const text = Array.from({ length: 30_000 }, (_, i) => `é${i}${'ü'.repeat(i % 50)}`).join('\n')
+    const seen = lines(text)
+    expect(seen).toHaveLength(30_000)
+    expect(seen.map(([t]) => t).join('\n')).toBe(text)
+    expect(seen[29_999]).toEqual([`é29999${'ü'.repeat(49)}`, 30_000, true])
   })
 })
 

@@ -13,6 +13,7 @@ import { RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/rou
 import { routineError } from '../../src/routine/verdict.js'
 import { mask } from '../../src/secrets.js'
 import { targetKey } from '../../src/targets/key.js'
+import { resultObjects, resultTexts } from '../helpers.js'
 
 type Offer = (batch: readonly unknown[]) => Promise<void>
 
@@ -63,10 +64,22 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
   bearer: fixedBearer('tok-123456'),
   concurrency: 2,
   accept: new Set(),
-  maxFailures: 100,
+  maxFailures: { count: 100 },
   idempotent: false,
   runId: '42',
   resultsDir: dir,
+  header: {
+    run: '42',
+    attempt: 1,
+    call: '0123456789abcdef',
+    shard: null,
+    snapshot: null,
+    listing: null,
+    where: null,
+    plan: null,
+    canary: false,
+    key: null
+  },
   info: () => undefined,
   ...overrides
 })
@@ -138,10 +151,7 @@ describe('runRoutine', () => {
         'first: target "a" (HTTP 500), target "b" (no response). The job summary and the results-file output list every call; ' +
         'a re-run with call-resume-from makes only what is left.'
     )
-    const lines = readFileSync(result.resultsFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+    const lines = resultObjects(result.resultsFile)
     expect(lines.map(l => l.status).sort()).toEqual([404, 500, null])
     expect(lines.find(l => l.status === null)).toMatchObject({
       error: 'the connection closed before the response ended'
@@ -177,7 +187,7 @@ describe('a dry run', () => {
     expect(result.calls).toBe(0)
     expect(result.planned).toHaveLength(20)
     expect(result.planned[0]).toBe('PATCH /v1/t/t0')
-    const lines = readFileSync(result.resultsFile, 'utf8').trimEnd().split('\n')
+    const lines = resultTexts(result.resultsFile)
     expect(lines).toHaveLength(25)
     expect(lines[1]).toBe(
       '{"key":"t1","call":"0123456789abcdef","outcome":"planned","status":null,"runAttempt":1,"shard":null,' +
@@ -217,10 +227,10 @@ describe('the results file', () => {
   const lineFor = async (body: string): Promise<string> => {
     const { transport } = fake(() => res(200, body))
     const result = await runRoutine(transport, options({ targets: list([{ id: 'a' }]) }))
-    const text = readFileSync(result.resultsFile, 'utf8')
-    expect(text.endsWith('\n')).toBe(true)
-    expect(text.trimEnd().split('\n')).toHaveLength(1)
-    return text.trimEnd()
+    expect(readFileSync(result.resultsFile, 'utf8').endsWith('\n')).toBe(true)
+    const texts = resultTexts(result.resultsFile)
+    expect(texts).toHaveLength(1)
+    return texts[0]
   }
 
   it('keeps a JSON body as the server wrote it, on one line, numbers exactly', async () => {
@@ -289,11 +299,7 @@ describe('a long routine', () => {
 
 describe('runRoutine, rule by rule', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
-  const lines = (file: string) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+  const lines = resultObjects
   const statuses = (answer: (r: HttpRequest) => number) => fake(r => res(answer(r), '{"e":1}'))
 
   it('never has more calls in flight than call-concurrency, and reaches it', async () => {
@@ -396,7 +402,10 @@ describe('runRoutine, rule by rule', () => {
 
   it('stops starting calls at call-max-failures', async () => {
     const { transport, sent } = statuses(() => 500)
-    const result = await runRoutine(transport, options({ maxFailures: 2, concurrency: 1, targets: list(ids(5)) }))
+    const result = await runRoutine(
+      transport,
+      options({ maxFailures: { count: 2 }, concurrency: 1, targets: list(ids(5)) })
+    )
     expect(sent).toHaveLength(2)
     expect(result.stopped).toBe('2 calls failed, call-max-failures (2): no new call was started')
     expect(routineError('PUT /x', result)?.message).toBe(
@@ -468,7 +477,7 @@ describe('runRoutine, rule by rule', () => {
       'target #4',
       'target #5'
     ])
-    const text = readFileSync(result.resultsFile, 'utf8').split('\n')
+    const text = resultTexts(result.resultsFile)
     expect(text[0]).toMatch(
       /^\{"key":"42","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":1,"shard":null,"index":0,"id":42,"attempts":1,"ms":\d+,"body":\{"e":1\}\}$/
     )
@@ -521,7 +530,7 @@ describe('runRoutine, rule by rule', () => {
     const transport: Transport = {
       send: async r => {
         file ||= readdirSync(dir).find(f => f.startsWith('results-')) ?? ''
-        if (r.label === 'call #12') seenOnDisk = readFileSync(join(dir, file), 'utf8').split('\n').length - 1
+        if (r.label === 'call #12') seenOnDisk = resultTexts(join(dir, file)).length
         return res(200, `"${'y'.repeat(10 * 1024)}"`)
       }
     }
@@ -544,11 +553,7 @@ describe('runRoutine, rule by rule', () => {
 
 describe('a cancelled routine', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
-  const lines = (file: string) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+  const lines = resultObjects
 
   it('starts no call after the signal, records calls in flight as unknown and the rest as not made', async () => {
     const cancel = new AbortController()
@@ -665,11 +670,7 @@ describe('a cancelled routine', () => {
 
 describe('a routine, its skips, drain and clean-up', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
-  const lines = (file: string) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map(l => JSON.parse(l))
+  const lines = resultObjects
   const later = <T>(ms: number, value: T) => new Promise<T>(resolve => setTimeout(() => resolve(value), ms))
   /** Targets whose feed is still reading when the signal comes: the drain then starts from it. */
   const fedUntil = (signal: AbortSignal, targets: unknown[]) => async (offer: Offer) => {
@@ -878,5 +879,132 @@ describe('a routine, its skips, drain and clean-up', () => {
       options({ targets: list(ids(3)), count: 3, concurrency: 1, now: () => clock.now, info: m => info.push(m) })
     )
     expect(info.filter(l => l.startsWith('Calls: ')).at(-1)).toBe('Calls: 3 of 3 (100 %), 2 failed, 3/s')
+  })
+})
+
+describe('runRoutine in waves', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
+  const statuses = (answer: (r: HttpRequest) => number) => fake(r => res(answer(r), '{"e":1}'))
+  /** Feeds the targets a wave asks for, with their places, as the snapshot reader does. */
+  const waveList =
+    (targets: unknown[]) =>
+    async (
+      offer: (batch: readonly unknown[], places?: readonly number[]) => Promise<void>,
+      keep?: (place: number) => boolean
+    ) => {
+      const places = targets.map((_, i) => i).filter(i => !keep || keep(i))
+      for (let i = 0; i < places.length; i += 2) {
+        const batch = places.slice(i, i + 2)
+        await offer(
+          batch.map(p => targets[p]),
+          batch
+        )
+      }
+    }
+  const lines = (result: RoutineResult) =>
+    resultObjects(result.resultsFile) as { key: string; outcome: string; wave?: number; index: number }[]
+  /** Waves of 1, 3 and 6 over t0…t9: t4 first, then t1, t7, t8, then the rest. */
+  const waveOf = Uint8Array.from([3, 2, 3, 3, 1, 3, 3, 2, 2, 3])
+  const waves = { counts: [1, 3, 6], waveOf }
+
+  it('stops after a first wave whose every call failed: one call, the later waves not made', async () => {
+    const { transport, sent } = statuses(() => 500)
+    const info: string[] = []
+    const result = await runRoutine(
+      transport,
+      options({ targets: waveList(ids(10)), count: 10, waves, info: m => info.push(m) })
+    )
+    expect(sent.map(r => r.url.pathname)).toEqual(['/base/v1/t/t4'])
+    expect(result.stopped).toBe(
+      'stopped after wave 1 of 3: every call of the wave failed (1 of 1): no new call was started'
+    )
+    expect(result.waves).toEqual({ counts: [1, 3, 6], reached: 1 })
+    expect(outcomes(result)).toEqual({ failed: 1, 'not-made': 9 })
+    const written = lines(result)
+    expect(written.map(l => [l.key, l.outcome, l.wave, l.index])).toEqual([
+      ['t4', 'failed', 1, 4],
+      ['t1', 'not-made', 2, 1],
+      ['t7', 'not-made', 2, 7],
+      ['t8', 'not-made', 2, 8],
+      ...[0, 2, 3, 5, 6, 9].map(i => [`t${i}`, 'not-made', 3, i])
+    ])
+    expect(info).toContain('Wave 1 of 3: 1 targets')
+    expect(info.some(l => l.startsWith('Wave 2'))).toBe(false)
+    expect(routineError('PUT /x', result)?.message).toContain(
+      '; stopped after wave 1 of 3: every call of the wave failed (1 of 1): no new call was started.'
+    )
+  })
+
+  it('answers every call of a wave before the next wave starts', async () => {
+    const order: string[] = []
+    const pending: (() => void)[] = []
+    const transport: Transport = {
+      send: request =>
+        new Promise(resolve => {
+          order.push(`send ${request.url.pathname.split('/').pop()}`)
+          pending.push(() => {
+            order.push(`answer ${request.url.pathname.split('/').pop()}`)
+            resolve(res(200))
+          })
+          // Answered later, out of order: the next wave must still wait for all of them.
+          setTimeout(() => pending.shift()?.(), 5)
+        })
+    }
+    const result = await runRoutine(
+      transport,
+      options({ targets: waveList(ids(10)), count: 10, waves, concurrency: 4 })
+    )
+    expect(outcomes(result)).toEqual({ succeeded: 10 })
+    const firstOfWave = (keys: string[]) => Math.min(...keys.map(k => order.indexOf(`send ${k}`)))
+    const lastOfWave = (keys: string[]) => Math.max(...keys.map(k => order.indexOf(`answer ${k}`)))
+    expect(lastOfWave(['t4'])).toBeLessThan(firstOfWave(['t1', 't7', 't8']))
+    expect(lastOfWave(['t1', 't7', 't8'])).toBeLessThan(firstOfWave(['t0', 't2', 't3', 't5', 't6', 't9']))
+    expect(result.waves).toEqual({ counts: [1, 3, 6], reached: 3 })
+  })
+
+  it('checks a percentage after each wave and goes on while under it', async () => {
+    const { transport, sent } = statuses(r => (r.url.pathname.endsWith('/t7') ? 500 : 200))
+    const result = await runRoutine(
+      transport,
+      options({ targets: waveList(ids(10)), count: 10, waves, maxFailures: { percent: 20 } })
+    )
+    // After wave 2: 1 of 4 answered failed, 25 % > 20 %.
+    expect(sent).toHaveLength(4)
+    expect(result.stopped).toBe(
+      'stopped after wave 2 of 3: 1 of 4 calls failed (25 %), more than call-max-failures (20%): no new call was started'
+    )
+  })
+
+  it('counts skipped targets in their waves: a wave of skips makes no call and judges nothing', async () => {
+    const { transport, sent } = statuses(() => 200)
+    const earlier = { finished: (key: string) => (key === 't4' ? 200 : undefined), size: 1 }
+    const result = await runRoutine(transport, options({ targets: waveList(ids(10)), count: 10, waves, earlier }))
+    expect(sent).toHaveLength(9)
+    expect(outcomes(result)).toEqual({ skipped: 1, succeeded: 9 })
+    expect(lines(result).find(l => l.key === 't4')).toMatchObject({ outcome: 'skipped', wave: 1 })
+  })
+
+  it('calls a canary only: the targets in no wave get no line and are not counted', async () => {
+    const { transport, sent } = statuses(() => 200)
+    const canary = { counts: [2], waveOf: Uint8Array.from([0, 1, 0, 0, 1, 0]) }
+    const result = await runRoutine(transport, options({ targets: waveList(ids(6)), count: 6, waves: canary }))
+    expect(sent.map(r => r.url.pathname)).toEqual(['/base/v1/t/t1', '/base/v1/t/t4'])
+    expect(result.count).toBe(2)
+    expect(outcomes(result)).toEqual({ succeeded: 2 })
+    expect(lines(result).map(l => l.key)).toEqual(['t1', 't4'])
+  })
+
+  it('stops on a percentage call by call once enough calls are answered', async () => {
+    // Every fifth call fails: 20 % against 5 %, checked from the 20th answer on.
+    const { transport, sent } = statuses(r => (Number(r.url.pathname.split('/t').pop()) % 5 === 4 ? 500 : 200))
+    const result = await runRoutine(
+      transport,
+      options({ targets: list(ids(1000)), count: 1000, concurrency: 1, maxFailures: { percent: 5 } })
+    )
+    expect(sent).toHaveLength(20)
+    expect(result.stopped).toBe(
+      '4 of 20 calls failed (20 %), more than call-max-failures (5%): no new call was started'
+    )
+    expect(outcomes(result)).toEqual({ succeeded: 16, failed: 4, 'not-made': 980 })
   })
 })

@@ -24,6 +24,7 @@ const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<R
   durationMs: 1000,
   resultsFile: '/tmp/r.jsonl',
   unrecorded: 0,
+  unrecordedOutcomes: new Map(),
   cancelled: false,
   ...overrides
 })
@@ -123,14 +124,25 @@ describe('routineError', () => {
     )
   })
 
-  it.each([
-    [1, '1 line went unrecorded.'],
-    [2, '2 lines went unrecorded.'],
-    [0, '0 lines went unrecorded.']
-  ])('says the results file could not be written, and how many lines went unrecorded: %i', (unrecorded, words) => {
+  it.each<[number, [Outcome, number][], string]>([
+    [1, [['succeeded', 1]], '1 outcome is not in the results file (1 succeeded)'],
+    [
+      18,
+      [
+        ['succeeded', 12],
+        ['failed', 6],
+        ['unknown', 0]
+      ],
+      '18 outcomes are not in the results file (12 succeeded, 6 failed)'
+    ],
+    [0, [], '0 outcomes are not in the results file']
+  ])('says the results file could not be written, and which outcomes it lacks: %i', (unrecorded, lost, words) => {
     const recordFailure = new Error('Failed to write the results file in /tmp (RUNNER_TEMP): ENOSPC. Free disk space.')
-    expect(routineError('POST /x', result({ succeeded: 10 }, { recordFailure, unrecorded }))?.message).toBe(
-      `Failed to call POST /x: 0 of 10 calls failed, 0 never made. ${recordFailure.message} ${words}${TAIL}`
+    const unrecordedOutcomes = new Map(lost)
+    expect(
+      routineError('POST /x', result({ succeeded: 10 }, { recordFailure, unrecorded, unrecordedOutcomes }))?.message
+    ).toBe(
+      `Failed to call POST /x: 0 of 10 calls failed, 0 never made. ${recordFailure.message} ${words}: the outputs count only what it holds.${TAIL}`
     )
   })
 

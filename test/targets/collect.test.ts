@@ -5,6 +5,7 @@ import { Bearer } from '../../src/auth/bearer.js'
 import { HttpRequest, HttpResponse, Transport } from '../../src/http/client.js'
 import { listInto, readInto } from '../../src/targets/collect.js'
 import { TargetsFile } from '../../src/targets/file.js'
+import { compileSelection } from '../../src/targets/select.js'
 import { Shard, shardOf } from '../../src/targets/shards.js'
 import { SnapshotError } from '../../src/targets/snapshot.js'
 import { captureStdout } from '../helpers.js'
@@ -149,6 +150,19 @@ describe('listInto', () => {
     )
   })
 
+  it('counts the shards from the selected targets and says how many were selected', async () => {
+    const select = await compileSelection('kind  ==\n "vm"')
+    const all = Array.from({ length: 50 }, (_, i) => ({ id: `t${i}`, kind: i < 10 ? 'vm' : 'db' }))
+    const collected = await listInto(
+      pagesOf([all]),
+      { baseUrl: BASE, maxPages: 10, shardSize: 4 },
+      bearer(),
+      new TargetsFile({ dir, select })
+    )
+    expect(collected).toMatchObject({ shardCount: 3, listing: { listed: 50, selected: 10, count: 10 } })
+    expect(logged()).toBe('Listed 50 targets; 10 of 50 targets selected by `kind == "vm"`\n')
+  })
+
   it('does not warn of targets without an id when the listing is not sharded', async () => {
     await list([[{ name: 'a' }]])
     expect(logged()).not.toContain('::warning::')
@@ -185,6 +199,17 @@ describe('readInto', () => {
     expect(collected).toMatchObject({ from: 'snapshot', shardCount: 2, listing: { listed: 3, count: 3, digest } })
     expect(JSON.parse(readFileSync(collected.listing.file, 'utf8'))).toEqual(ids(0, 3))
     expect(logged()).toBe(`Read ${path}: 3 targets\n`)
+  })
+
+  it('narrows a snapshot with a selection, counting shards from what it keeps', async () => {
+    const { path, digest } = snapshot(ids(0, 30))
+    const select = await compileSelection('id.endsWith("7")')
+    const collected = await readInto(
+      { targetsFrom: path, targetsDigest: digest, shardSize: 2 },
+      new TargetsFile({ dir, select })
+    )
+    expect(collected).toMatchObject({ shardCount: 2, digest, listing: { listed: 30, selected: 3, count: 3 } })
+    expect(logged()).toBe(`Read ${path}: 30 targets; 3 of 30 targets selected by \`id.endsWith("7")\`\n`)
   })
 
   it('reads without a digest to check', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { parseExact } from '../../src/json.js'
 import { shardOf } from '../../src/targets/shards.js'
 import { MAX_OUTPUT_BYTES, PREVIEW_ROWS, TargetsFile } from '../../src/targets/file.js'
+import { compileSelection } from '../../src/targets/select.js'
 
 let dir: string
 beforeEach(() => {
@@ -35,10 +36,37 @@ describe('TargetsFile', () => {
     expect(statSync(listing.file).mode & 0o777).toBe(0o600)
   })
 
+  it('keeps only the selected targets, then the shard of those, and counts each', async () => {
+    const select = await compileSelection('status == "retired"')
+    const targets = Array.from({ length: 60 }, (_, i) => ({ id: `t${i}`, status: i % 3 === 0 ? 'retired' : 'active' }))
+    const all = new TargetsFile({ dir, select })
+    all.add(targets.slice(0, 25))
+    all.add(targets.slice(25))
+    const selected = all.finish()
+    const retired = targets.filter(t => t.status === 'retired')
+    expect(JSON.parse(readFileSync(selected.file, 'utf8'))).toEqual(retired)
+    expect(selected).toMatchObject({ listed: 60, selected: 20, count: 20, where: 'status == "retired"' })
+    const sharded = new TargetsFile({ dir, select, shard: { index: 2, count: 3 } })
+    sharded.add(targets)
+    const share = sharded.finish()
+    const kept = retired.filter(t => shardOf(t, 3) === 2)
+    expect(share).toMatchObject({ listed: 60, selected: 20, count: kept.length })
+    expect(JSON.parse(readFileSync(share.file, 'utf8'))).toEqual(kept)
+  })
+
+  it('names a target the selection fails on by its place in the whole list', async () => {
+    const select = await compileSelection('region == "eu"')
+    const file = new TargetsFile({ dir, select })
+    file.add([{ region: 'eu' }, { region: 'us' }])
+    expect(() => file.add([{ region: 'eu' }, { name: 'x' }])).toThrow(/on target #4 \(Unknown variable: region/)
+    file.discard()
+  })
+
   it('writes [] for an empty listing', () => {
     const listing = new TargetsFile({ dir }).finish()
     expect(readFileSync(listing.file, 'utf8')).toBe('[]\n')
-    expect(listing).toMatchObject({ listed: 0, count: 0, json: '[]', preview: [] })
+    expect(listing).toMatchObject({ listed: 0, selected: 0, count: 0, json: '[]', preview: [] })
+    expect(listing.where).toBeUndefined()
   })
 
   it('streams: what a page added is on disk before the listing ends', () => {

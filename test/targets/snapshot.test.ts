@@ -106,6 +106,35 @@ describe('readSnapshot', () => {
     expect(got.digest).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`)
   })
 
+  it('keeps only the targets at the places asked for, in batches, with their places', async () => {
+    const targets = Array.from({ length: 1000 }, (_, i) => ({ id: `t${i}` }))
+    const text = `[\n${targets.map(t => JSON.stringify(t)).join(',\n')}\n]\n`
+    const seen: unknown[] = []
+    const places: number[] = []
+    const read = await readSnapshot(
+      file(text),
+      (batch, at) => {
+        seen.push(...batch)
+        places.push(...(at ?? []))
+      },
+      place => place % 3 === 1
+    )
+    const kept = targets.map((_, i) => i).filter(i => i % 3 === 1)
+    expect(places).toEqual(kept)
+    expect(seen).toEqual(kept.map(i => targets[i]))
+    expect(read.digest).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`)
+  })
+
+  it('names the place of a target that is not JSON among the kept ones', async () => {
+    await expect(
+      readSnapshot(
+        file('[{"id":1},{"id":2},{"id":}]'),
+        () => undefined,
+        p => p === 2
+      )
+    ).rejects.toThrow(/not valid JSON near target 3/)
+  })
+
   it('keeps numbers as written, across chunk boundaries and multi-byte characters', async () => {
     const element = '{"id":9007199254740993,"name":"ü✓ 𝄞","x":1.50}'
     const text = `[${Array.from({ length: 40_000 }, () => element).join(',')}]`

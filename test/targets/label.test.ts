@@ -1,5 +1,5 @@
 import { parseExact } from '../../src/json.js'
-import { targetLabel } from '../../src/routine/label.js'
+import { targetLabel } from '../../src/targets/label.js'
 import { mask } from '../../src/secrets.js'
 
 describe('targetLabel', () => {

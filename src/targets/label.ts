@@ -1,5 +1,5 @@
 import { excerpt } from '../secrets.js'
-import { hasId, targetKey } from '../targets/key.js'
+import { hasId, targetKey } from './key.js'
 
 /** A target as messages name it: its id, JSON-quoted, else its place in the list. */
 export function targetLabel(target: unknown, index: number): string {

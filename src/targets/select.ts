@@ -1,0 +1,223 @@
+import { setFlagsFromString } from 'node:v8'
+import { formatCount } from '../format.js'
+import { isRawNumber } from '../json.js'
+import { targetLabel } from './label.js'
+
+/**
+ * targets-where: a CEL expression (the language of Kubernetes admission policies and Google's IAM
+ * conditions) that each target must make true to be kept. docs/selection.md says why CEL and what
+ * it costs. A target's fields are variables by name, and the whole target is `target`, so that a
+ * field some targets lack can be guarded: `has(target.region) && region.startsWith("eu-")`.
+ */
+export const WHERE_INPUT = 'targets-where'
+
+/** Longer than any condition a person reviews; bounds the parse. */
+export const MAX_EXPRESSION_CHARS = 4096
+/** Loops over a target's lists may not nest: each target then costs time linear in its size. */
+const MAX_LOOP_DEPTH = 1
+const LOOPS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
+
+export class SelectionError extends Error {}
+
+export interface Selection {
+  readonly expression: string
+  /** Whether the target is kept; throws a SelectionError naming it when the expression fails on it. */
+  selects(target: unknown, index: number): boolean
+}
+
+/** What the CEL library's errors carry: a one-line summary and where in the expression. */
+interface CelError {
+  readonly summary?: string
+  readonly code?: string
+  readonly range?: { readonly start: number; readonly end: number }
+  readonly node?: { readonly range?: { readonly start: number; readonly end: number } }
+}
+
+interface AstNode {
+  readonly op: string
+  readonly args: unknown
+  readonly range?: { readonly start: number; readonly end: number }
+}
+
+/**
+ * Compiles the expression, failing before any request with the input's name and the place it
+ * breaks. The library is loaded here, only when the input is set: a run without it never pays
+ * for it (the bundle keeps it in a chunk of its own).
+ */
+export async function compileSelection(expression: string): Promise<Selection> {
+  if (expression.length > MAX_EXPRESSION_CHARS) {
+    throw new SelectionError(
+      `Input ${WHERE_INPUT} is ${formatCount(expression.length)} characters long, more than ${formatCount(MAX_EXPRESSION_CHARS)}: select with a shorter condition`
+    )
+  }
+  const { Environment } = await import('@marcbachmann/cel-js')
+  const environment = new Environment({
+    unlistedVariablesAreDyn: true,
+    limits: { maxAstNodes: 1000, maxDepth: 32, maxListElements: 1000, maxMapEntries: 100, maxCallArguments: 8 }
+  })
+  let program: ((context: Record<string, unknown>) => unknown) & { readonly ast: AstNode }
+  try {
+    program = environment.parse(expression) as unknown as typeof program
+  } catch (err) {
+    throw new SelectionError(`Input ${WHERE_INPUT} ${breaksAt(expression, err as CelError)}: ${HOW_TO_WRITE}`)
+  }
+  checkCost(expression, program.ast)
+  return {
+    expression,
+    selects(target: unknown, index: number): boolean {
+      let result: unknown
+      try {
+        result = program(contextOf(target))
+      } catch (err) {
+        throw new SelectionError(evaluationFailure(expression, err as CelError, target, index))
+      }
+      if (typeof result !== 'boolean') {
+        throw new SelectionError(
+          `Input ${WHERE_INPUT} gives ${describe(result)}, not true or false, for ${targetLabel(target, index)}: ` +
+            'write a condition, such as status == "retired"'
+        )
+      }
+      return result
+    }
+  }
+}
+
+const HOW_TO_WRITE =
+  'write a CEL condition over the target\'s fields, such as status == "retired" && region.startsWith("eu-") (docs/selection.md)'
+
+/** "does not parse at character 11 (…): unexpected token", quoting the expression around the place. */
+function breaksAt(expression: string, err: CelError): string {
+  const start = err.range?.start ?? 0
+  const summary = (err.summary ?? 'it is not CEL').replace(/\s+/g, ' ')
+  return `does not parse at character ${start + 1} (${quoteAround(expression, start)}): ${summary}`
+}
+
+/** The expression with ‸ where it breaks, cut to about 60 characters around it. */
+function quoteAround(expression: string, at: number): string {
+  const from = Math.max(0, at - 40)
+  const head = (from > 0 ? '…' : '') + expression.slice(from, at)
+  const tail = expression.slice(at, at + 20) + (at + 20 < expression.length ? '…' : '')
+  return JSON.stringify(`${head}‸${tail}`)
+}
+
+/**
+ * Refuses what could make one target cost more than its size: loops nested in loops, and
+ * matches() with a pattern that is not a literal the linear-time engine takes (a backreference or
+ * a lookaround), as CEL's RE2 would. V8 is told to leave a backtracking match that runs long for
+ * its linear engine, so a pattern such as (a+)+$ on a hostile name cannot hang the step.
+ */
+function checkCost(expression: string, root: AstNode): void {
+  const stack: { node: AstNode; loops: number }[] = [{ node: root, loops: 0 }]
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const { node, loops } = item
+    const args = Array.isArray(node.args) ? (node.args as unknown[]) : []
+    const name = (node.op === 'rcall' || node.op === 'call') && typeof args[0] === 'string' ? args[0] : ''
+    const depth = LOOPS.has(name) && node.op === 'rcall' ? loops + 1 : loops
+    if (depth > MAX_LOOP_DEPTH) {
+      throw new SelectionError(
+        `Input ${WHERE_INPUT} nests ${name}() inside another loop (${quoteNode(expression, node)}): loops over a target's lists may not nest, so that each target costs time in proportion to its size`
+      )
+    }
+    if (name === 'matches') {
+      if (!linearEngine) {
+        setFlagsFromString('--enable-experimental-regexp-engine')
+        setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks')
+        linearEngine = true
+      }
+      checkPattern(expression, node, args)
+    }
+    for (const child of args.flat()) if (isNode(child)) stack.push({ node: child, loops: depth })
+  }
+}
+let linearEngine = false
+
+function checkPattern(expression: string, node: AstNode, args: unknown[]): void {
+  const pattern = (node.op === 'rcall' ? (args[2] as unknown[]) : (args[1] as unknown[]).slice(1))[0]
+  const literal =
+    isNode(pattern) && pattern.op === 'value' && typeof pattern.args === 'string' ? pattern.args : undefined
+  if (literal === undefined) {
+    throw new SelectionError(
+      `Input ${WHERE_INPUT} calls matches() with a pattern that is not a string literal (${quoteNode(expression, node)}): write the pattern in the expression`
+    )
+  }
+  try {
+    // 'l': V8's linear-time engine, which refuses what it cannot run in linear time.
+    // eslint-disable-next-line no-invalid-regexp
+    new RegExp(literal, 'l')
+  } catch {
+    throw new SelectionError(
+      `Input ${WHERE_INPUT} has a matches() pattern that cannot run in linear time or is not valid (${JSON.stringify(literal)}): CEL's patterns are RE2, without backreferences or lookarounds`
+    )
+  }
+}
+
+function isNode(value: unknown): value is AstNode {
+  return !!value && typeof value === 'object' && typeof (value as AstNode).op === 'string'
+}
+
+function quoteNode(expression: string, node: AstNode): string {
+  const range = node.range
+  return JSON.stringify(range ? expression.slice(range.start, range.end) : expression)
+}
+
+/**
+ * What the expression sees of a target: its fields by name, and the whole as `target`, in an
+ * object without a prototype, so that no name reaches Object.prototype. Numbers kept exactly as
+ * sent (64-bit ids) become CEL ints when whole, doubles otherwise.
+ */
+function contextOf(target: unknown): Record<string, unknown> {
+  const value = celValue(target)
+  const context = Object.create(null) as Record<string, unknown>
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const key of Object.keys(value)) context[key] = (value as Record<string, unknown>)[key]
+  }
+  context.target = value
+  return context
+}
+
+/** The target with its exact numbers as CEL numbers; the target itself when it holds none. */
+function celValue(target: unknown): unknown {
+  if (!holdsRawNumber(target)) return target
+  return JSON.parse(JSON.stringify(target), (_key, value: unknown, context?: { source?: string }) => {
+    const source = context?.source
+    if (typeof value !== 'number' || source === undefined || !/^-?\d+$/.test(source)) return value
+    return Number.isSafeInteger(value) ? value : BigInt(source)
+  })
+}
+
+/** Whether any value in the target is a number kept as its text: a walk without recursion. */
+function holdsRawNumber(root: unknown): boolean {
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const value = stack.pop()
+    if (value === null || typeof value !== 'object') continue
+    if (isRawNumber(value)) return true
+    for (const child of Object.values(value)) if (child !== null && typeof child === 'object') stack.push(child)
+  }
+  return false
+}
+
+/** Why the expression failed on a target, with the guard that keeps it from failing. */
+function evaluationFailure(expression: string, err: CelError, target: unknown, index: number): string {
+  const range = err.node?.range ?? err.range
+  const where = range ? ` at ${JSON.stringify(expression.slice(range.start, range.end))}` : ''
+  const summary = (err.summary ?? String(err)).replace(/\s+/g, ' ')
+  const field = range && /^[A-Za-z_][\w.]*$/.test(expression.slice(range.start, range.end))
+  const guard =
+    err.code === 'unknown_variable' || err.code === 'no_such_key'
+      ? field
+        ? `guard a field some targets lack with has(target.${expression.slice(range!.start, range!.end)})`
+        : 'guard a field some targets lack with has(target.field)'
+      : 'guard a field whose type varies with type(target.field) == string (or int, double, bool)'
+  return (
+    `Input ${WHERE_INPUT} cannot be evaluated on ${targetLabel(target, index)} (${summary}${where}), so no call was made: ` +
+    `${guard} && …`
+  )
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'bigint' || typeof value === 'number') return 'a number'
+  if (typeof value === 'string') return 'a string'
+  return Array.isArray(value) ? 'a list' : `a ${typeof value}`
+}

@@ -1,0 +1,138 @@
+import { compileSelection, MAX_EXPRESSION_CHARS, SelectionError } from '../../src/targets/select.js'
+import { parseExact } from '../../src/json.js'
+
+const RETIRED_EU = 'status == "retired" && region.startsWith("eu-")'
+
+async function refusal(expression: string): Promise<string> {
+  try {
+    await compileSelection(expression)
+  } catch (err) {
+    expect(err).toBeInstanceOf(SelectionError)
+    return (err as Error).message
+  }
+  throw new Error(`compiled: ${expression}`)
+}
+
+function evaluationRefusal(selection: { selects: (t: unknown, i: number) => boolean }, target: unknown, index = 0) {
+  try {
+    selection.selects(target, index)
+  } catch (err) {
+    expect(err).toBeInstanceOf(SelectionError)
+    return (err as Error).message
+  }
+  throw new Error('selected without a refusal')
+}
+
+describe('compileSelection', () => {
+  it('keeps the targets the condition is true for', async () => {
+    const selection = await compileSelection(RETIRED_EU)
+    expect(selection.expression).toBe(RETIRED_EU)
+    expect(selection.selects({ id: 'a', status: 'retired', region: 'eu-west-1' }, 0)).toBe(true)
+    expect(selection.selects({ id: 'b', status: 'retired', region: 'us-east-1' }, 1)).toBe(false)
+    expect(selection.selects({ id: 'c', status: 'active', region: 'eu-west-1' }, 2)).toBe(false)
+  })
+
+  it('reads the whole target as target, so that has() guards a field some lack', async () => {
+    const selection = await compileSelection('has(target.region) && region == "eu"')
+    expect(selection.selects({ id: 'a' }, 0)).toBe(false)
+    expect(selection.selects({ id: 'b', region: 'eu' }, 1)).toBe(true)
+    expect((await compileSelection('target.size() == 2')).selects({ a: 1, b: 2 }, 0)).toBe(true)
+  })
+
+  it('selects among targets that are not objects through target', async () => {
+    const selection = await compileSelection('target.startsWith("t-")')
+    expect(selection.selects('t-1', 0)).toBe(true)
+    expect(selection.selects('x-1', 1)).toBe(false)
+  })
+
+  it('compares numbers kept exactly as sent as CEL numbers', async () => {
+    const big = parseExact('{"id": 9007199254740993, "weight": 1.50, "tags": [{"n": 12345678901234567890}]}')
+    expect((await compileSelection('id == 9007199254740993')).selects(big, 0)).toBe(true)
+    expect((await compileSelection('id == 9007199254740992')).selects(big, 0)).toBe(false)
+    expect((await compileSelection('weight > 1.4 && weight < 1.6')).selects(big, 0)).toBe(true)
+    expect((await compileSelection('tags[0].n > 12345678901234567889')).selects(big, 0)).toBe(true)
+    expect((await compileSelection('weight == 1.5')).selects({ weight: 1.5 }, 0)).toBe(true)
+  })
+
+  it('never reaches Object.prototype through a name', async () => {
+    const selection = await compileSelection('has(target.constructor)')
+    expect(selection.selects({ id: 'a' }, 0)).toBe(false)
+    const message = evaluationRefusal(await compileSelection('toString == "x"'), { id: 'a' })
+    expect(message).toContain('Unknown variable: toString')
+  })
+
+  it('refuses a malformed expression naming the input and where it breaks', async () => {
+    const message = await refusal('status == ')
+    expect(message).toMatch(/^Input targets-where does not parse at character 11 \("status == ‸"\): Unexpected token/)
+    expect(message).toContain('status == "retired"')
+    expect(message).not.toContain('\n')
+    expect(await refusal('status = "x"')).toMatch(/at character 8 \("status ‸= \\"x\\""\): Unexpected character: =/)
+  })
+
+  it('quotes a long expression only around the place it breaks', async () => {
+    const message = await refusal(`${'a == 1 && '.repeat(10)}(`)
+    expect(message).toMatch(/\("…[^"]{40}‸"\)/)
+    const early = await refusal(`status = 1 && ${'a == 1 && '.repeat(5)}b`)
+    expect(early).toMatch(/‸[^"]{20}…"/)
+  })
+
+  it('refuses an expression longer than the bound', async () => {
+    const long = 'a'.repeat(MAX_EXPRESSION_CHARS + 1)
+    expect(await refusal(long)).toBe(
+      'Input targets-where is 4,097 characters long, more than 4,096: select with a shorter condition'
+    )
+    await expect(compileSelection(`a == "${'x'.repeat(MAX_EXPRESSION_CHARS - 7)}"`)).resolves.toBeDefined()
+  })
+
+  it('names the target and the field it lacks, and how to guard it', async () => {
+    const selection = await compileSelection(RETIRED_EU)
+    const message = evaluationRefusal(selection, { id: 't-007', status: 'retired' }, 6)
+    expect(message).toBe(
+      'Input targets-where cannot be evaluated on target "t-007" (Unknown variable: region at "region"), so no call ' +
+        'was made: guard a field some targets lack with has(target.region) && …'
+    )
+  })
+
+  it('names a nested field a target lacks by its path', async () => {
+    const selection = await compileSelection('spec.owner.team == "core"')
+    const message = evaluationRefusal(selection, { spec: { owner: {} } }, 2)
+    expect(message).toContain('target #3 (No such key: team at "spec.owner.team")')
+    expect(message).toContain('has(target.spec.owner.team)')
+  })
+
+  it('names a type mismatch and how to guard it', async () => {
+    const selection = await compileSelection(RETIRED_EU)
+    const message = evaluationRefusal(selection, { id: 't-1', status: 'retired', region: 5 })
+    expect(message).toContain("found no matching overload for 'double.startsWith(string)'")
+    expect(message).toContain('type(target.field) == string')
+  })
+
+  it('refuses a result that is not true or false', async () => {
+    const selection = await compileSelection('status')
+    expect(evaluationRefusal(selection, { id: 'a', status: 'retired' })).toBe(
+      'Input targets-where gives a string, not true or false, for target "a": write a condition, such as status == "retired"'
+    )
+    expect(evaluationRefusal(await compileSelection('size'), { size: 3 })).toContain('gives a number')
+    expect(evaluationRefusal(await compileSelection('tags'), { tags: [] })).toContain('gives a list')
+    expect(evaluationRefusal(await compileSelection('x'), { x: null })).toContain('gives null')
+    expect(evaluationRefusal(await compileSelection('x'), { x: {} })).toContain('gives a object')
+  })
+
+  it('refuses loops nested in loops, which would cost more than a target size', async () => {
+    expect(await refusal('tags.exists(a, tags.all(b, a == b))')).toMatch(
+      /^Input targets-where nests all\(\) inside another loop \("tags\.all\(b, a == b\)"\)/
+    )
+    await expect(compileSelection('tags.exists(t, t == "x") && owners.all(o, o != "")')).resolves.toBeDefined()
+  })
+
+  it('takes matches() only with a literal pattern the linear engine runs', async () => {
+    const selection = await compileSelection('name.matches("^(a+)+$")')
+    // A backtracking engine takes minutes on this; the linear one does not.
+    expect(selection.selects({ name: `${'a'.repeat(40000)}!` }, 0)).toBe(false)
+    expect(selection.selects({ name: 'aaa' }, 0)).toBe(true)
+    expect(await refusal('name.matches("(a)\\\\1")')).toMatch(/cannot run in linear time or is not valid/)
+    expect(await refusal('name.matches(pattern)')).toMatch(/matches\(\) with a pattern that is not a string literal/)
+    expect(await refusal('matches(name, pattern)')).toMatch(/not a string literal/)
+    await expect(compileSelection('matches(name, "^a")')).resolves.toBeDefined()
+  })
+})
