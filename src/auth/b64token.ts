@@ -21,10 +21,10 @@ export function b64tokenFlaw(token: string): string | undefined {
 
 function characterClass(code: number): string {
   if (code === 0x3d) return 'an = that is not trailing padding'
-  if (code === 0x20) return 'a space'
   if (code === 0x09) return 'a tab'
   if (code === 0x0a || code === 0x0d) return 'a line break'
-  if (code < 0x20 || code === 0x7f) return 'a control character'
   if (code > 0x7f) return 'a non-ASCII character'
+  if (code < 0x20 || code === 0x7f) return 'a control character'
+  if (code === 0x20) return 'a space'
   return 'a punctuation character other than - . _ ~ + /'
 }

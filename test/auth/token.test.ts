@@ -74,6 +74,7 @@ describe('obtainToken: which source wins, and each fallback', () => {
     })
     expect(await got.sealed).toMatch(/^m2m2\./)
     expect(written).toContain(`::add-mask::${token}\n`)
+    expect(written).toContain('Exchanged client credentials for a token, expires in 24 h\n')
   })
 
   it('takes the expiry from the JWT when expires_in is absent', async () => {
