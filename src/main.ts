@@ -162,7 +162,7 @@ async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan, 
   // The token in use at the end: a renewal during the work replaced the first one.
   const token = bearer.latest
   const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
-  const routine = calls && { call: inputs.call!.text, calls }
+  const routine = calls && { call: inputs.call!.text, calls, plan: inputs.call!.dryRun ? plan : undefined }
   const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), routine) : undefined
   const failure = calls && routineError(inputs.call!.text, calls)
   // A routine's summary is written whatever follows: it is the record the person on call reads.

@@ -106,6 +106,7 @@ export async function callEveryTarget(http: Transport, inputs: Inputs, stage: Ro
     count,
     earlier,
     dryRun: call.dryRun,
+    nameField: call.nameField,
     signal: signals.signal,
     hardStop: signals.hardStop,
     onRecord,

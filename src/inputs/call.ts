@@ -30,6 +30,8 @@ export interface CallInputs {
   readonly waves?: readonly WaveSize[]
   /** call-canary: call only this first wave of the targets, ranked as waves rank them. */
   readonly canary?: WaveSize
+  /** target-label: the field that names a target to a person in summaries; detected when not given. */
+  readonly nameField?: string
 }
 
 export function call(listTargetsInput: string): CallInputs | undefined {
@@ -66,7 +68,8 @@ export function call(listTargetsInput: string): CallInputs | undefined {
     accept: acceptedStatuses(),
     maxFailures: failureLimit(),
     waves: waves(),
-    canary: canary()
+    canary: canary(),
+    nameField: core.getInput('target-label') || undefined
   }
 }
 

@@ -16,9 +16,9 @@ const OUTCOME_WORDS: readonly [Outcome, string][] = [
  * A routine's part of the summary, first: one line of the outcome, the counts by status, the
  * failures (50 at most, each cell cut and escaped), and where the whole record is.
  */
-export function routineLines(call: string, calls: RoutineResult): string[] {
+export function routineLines(call: string, calls: RoutineResult, plan?: PlanContext): string[] {
   const n = (outcome: Outcome): number => calls.outcomes.get(outcome) ?? 0
-  if (n('planned') > 0 || (calls.calls === 0 && calls.planned.length > 0)) return planLines(call, calls)
+  if (n('planned') > 0 || (calls.calls === 0 && calls.planned.length > 0)) return planLines(call, calls, plan)
   const seconds = calls.durationMs / 1000
   const rate = seconds > 0 ? (calls.calls / seconds).toFixed(0) : String(calls.calls)
   const head = calls.cancelled
@@ -69,30 +69,54 @@ export function routineLines(call: string, calls: RoutineResult): string[] {
   return lines
 }
 
-/** A dry run's part: how many calls the plan holds, and the first 20 as a person reads them. */
-function planLines(call: string, calls: RoutineResult): string[] {
+/** What a plan's summary says beside its calls: its digest, and how its targets were chosen. */
+export interface PlanContext {
+  readonly digest?: string
+  /** "40 of 500 targets selected by `status == "retired"`; shard 1 of 2". */
+  readonly targets?: string
+}
+
+/**
+ * A dry run's part, for the person who approves it: how many calls, how the targets were chosen,
+ * the digest the apply step is held to, and the first 20 calls with the target each is for.
+ */
+function planLines(call: string, calls: RoutineResult, plan: PlanContext = {}): string[] {
   const planned = calls.outcomes.get('planned') ?? 0
   const skipped = calls.outcomes.get('skipped') ?? 0
+  const skips = skipped > 0 ? `, ${formatCount(skipped)} skipped: done in an earlier attempt (call-resume-from)` : ''
   const lines = [
     `## ${cell(call)}: a plan of ${formatCount(planned)} call${planned === 1 ? '' : 's'}, none made`,
     '',
-    `**${formatCount(planned)} planned, ${formatCount(skipped)} skipped** (call-dry-run: no call was made).`,
-    '',
-    '| planned call |',
-    '| --- |',
-    ...calls.planned.map(c => `| ${cell(c, 200)} |`)
+    `**${formatCount(planned)} planned**${skips}.${plan.targets ? ` Targets: ${plan.targets}.` : ''}`
   ]
+  if (plan.digest) {
+    lines.push(
+      '',
+      `**Plan digest** \`${plan.digest}\`: the apply step makes no call unless its own calls are exactly these (README, "Plan, approve, apply").`
+    )
+  }
+  const named = calls.planned.some(row => row.name !== undefined)
+  lines.push(
+    '',
+    named ? '| # | target | name | planned call |' : '| # | target | planned call |',
+    named ? '| ---: | --- | --- | --- |' : '| ---: | --- | --- |',
+    ...calls.planned.map(row => {
+      const cells = [
+        formatCount(row.index + 1),
+        cell(row.key),
+        ...(named ? [cell(row.name ?? '')] : []),
+        cell(row.call, 200)
+      ]
+      return `| ${cells.join(' | ')} |`
+    })
+  )
   if (planned > calls.planned.length) {
     lines.push(
       '',
-      `…and ${formatCount(planned - calls.planned.length)} more: every planned call has a line in the results file.`
+      `…and ${formatCount(planned - calls.planned.length)} more: the results file holds every planned call, and the plan job uploads it for reviewers to download.`
     )
   }
-  lines.push(
-    '',
-    'Apply exactly this plan: pass the `plan-digest` output to the apply step (README, "Plan, approve, apply").',
-    ''
-  )
+  lines.push('')
   return lines
 }
 

@@ -28,10 +28,13 @@ export function renderSummary(
   from: string,
   listing: Listing | undefined,
   now: number,
-  routine?: { readonly call: string; readonly calls: RoutineResult }
+  routine?: { readonly call: string; readonly calls: RoutineResult; readonly plan?: string }
 ): string {
   // A routine's outcome leads; the targets come after it, folded.
-  const lines = routine ? routineLines(routine.call, routine.calls) : ['## Service targets', '']
+  const targets = listing && (listing.where !== undefined || listing.shard) ? chosenText(listing) : undefined
+  const lines = routine
+    ? routineLines(routine.call, routine.calls, { digest: routine.plan, targets })
+    : ['## Service targets', '']
   const { subject } = token
   const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
     token.source
@@ -100,4 +103,17 @@ function isTargetObject(target: unknown): target is Record<string, unknown> {
 
 function isScalar(value: unknown): boolean {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value) || isRawNumber(value)
+}
+
+/** "40 of 500 selected by `status == "retired"`; shard 1 of 3 (13)": how a plan's targets were chosen. */
+function chosenText(listing: Listing): string {
+  const parts: string[] = []
+  if (listing.where !== undefined) {
+    parts.push(
+      `${formatCount(listing.selected)} of ${formatCount(listing.listed)} selected by ${cell(listing.where, 200)}`
+    )
+  }
+  if (listing.shard)
+    parts.push(`shard ${listing.shard.index} of ${listing.shard.count} (${formatCount(listing.count)})`)
+  return parts.join('; ')
 }

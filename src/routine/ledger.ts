@@ -1,10 +1,10 @@
 import { redact } from '../secrets.js'
-import { targetLabel } from '../targets/label.js'
+import { targetLabel, targetName } from '../targets/label.js'
 import { CallEnd, plannedCall, RESPONSE_OUTPUT_BYTES } from './call.js'
 import { LineContext, LineFields, Outcome, resultBody, resultLine } from './lines.js'
 import { ResultsRecord } from './record.js'
 import { Tally } from './tally.js'
-import { RoutineOptions, RoutineResult } from './types.js'
+import { PlannedRow, RoutineOptions, RoutineResult } from './types.js'
 
 const PLANNED_SHOWN = 20
 
@@ -26,7 +26,7 @@ export class Ledger {
   /** The wave being fed, on each line; 0 without waves. */
   wave = 0
   private readonly lineContext: LineContext
-  private readonly planned: string[] = []
+  private readonly planned: PlannedRow[] = []
   private response: string | undefined
 
   constructor(private readonly options: RoutineOptions) {
@@ -56,7 +56,10 @@ export class Ledger {
   plan({ target, key, index }: Fed): void {
     this.tally.add('planned')
     const call = plannedCall(this.options.spec, target)
-    if (this.planned.length < PLANNED_SHOWN) this.planned.push(`${call.method} ${call.path}`)
+    if (this.planned.length < PLANNED_SHOWN) {
+      const name = targetName(target, this.options.nameField)
+      this.planned.push({ index, key, name, call: `${call.method} ${call.path}` })
+    }
     this.write({ key, index, target, outcome: 'planned', status: null, body: call.fields })
   }
 

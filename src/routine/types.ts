@@ -52,6 +52,8 @@ export interface RoutineOptions {
   readonly earlier?: EarlierResults
   /** A dry run: a planned line per target, and no call. */
   readonly dryRun?: boolean
+  /** target-label: the field that names a target to a person; detected when not given. */
+  readonly nameField?: string
   /** A cancellation: no new call; the calls in flight get `drainMs`, then are recorded unknown. */
   readonly signal?: AbortSignal
   /** A second signal: the record is flushed and closed at once. */
@@ -61,6 +63,17 @@ export interface RoutineOptions {
   readonly onRecord?: (path: string) => void
   readonly info: (message: string) => void
   readonly now?: () => number
+}
+
+/** One planned call as the summary shows it. */
+export interface PlannedRow {
+  /** The target's place in the list, 0-based. */
+  readonly index: number
+  readonly key: string
+  /** What a person calls the target (targetName), when it has such a field. */
+  readonly name?: string
+  /** "DELETE /v1/targets/t-001". */
+  readonly call: string
 }
 
 export interface RoutineResult {
@@ -80,8 +93,8 @@ export interface RoutineResult {
   readonly recordFailure?: Error
   /** The body of the one call without targets, when under 1 MiB. */
   readonly response?: string
-  /** A dry run's first calls as a person reads them: "DELETE /v1/targets/t-001". */
-  readonly planned: readonly string[]
+  /** A dry run's first calls as a person reads them: the target and "DELETE /v1/targets/t-001". */
+  readonly planned: readonly PlannedRow[]
   /** Why new calls stopped early: a 401, call-max-failures, an unwritable results file. */
   readonly stopped?: string
   /** With waves: their sizes, and the last one that started. */

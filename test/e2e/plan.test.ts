@@ -55,7 +55,9 @@ describe('call-dry-run', () => {
         body: null
       })
       expect(run.summary).toMatch(/^## DELETE \/v1\/targets\/\{id\}: a plan of 50 calls, none made/)
-      expect(run.summary).toContain('| DELETE /v1/targets/t-001 |')
+      // What a reviewer approves: the digest, and each call with the target's key and name.
+      expect(run.summary).toContain(`**Plan digest** \`${run.outputs['plan-digest']}\``)
+      expect(run.summary).toContain('| 1 | t-001 | n0 | DELETE /v1/targets/t-001 |')
       expect(run.summary).toContain('| DELETE /v1/targets/t-020 |')
       expect(run.summary).not.toContain('DELETE /v1/targets/t-021')
       expect(run.summary).toContain('…and 30 more')

@@ -213,44 +213,68 @@ describe('routineLines', () => {
   })
 
   describe('a dry run', () => {
-    const planned = (n: number, shown: number, skipped = 0) =>
+    const rows = (shown: number, names = false) =>
+      Array.from({ length: shown }, (_, i) => ({
+        index: i * 2,
+        key: `t-${i}`,
+        ...(names ? { name: `host ${i}` } : {}),
+        call: `DELETE /v1/t/t-${i}`
+      }))
+    const planned = (n: number, shown: number, skipped = 0, names = false, plan = {}) =>
       routineLines(
         'DELETE /v1/t/{id}',
-        result(
-          { planned: n, ...(skipped ? { skipped } : {}) },
-          { calls: 0, planned: Array.from({ length: shown }, (_, i) => `DELETE /v1/t/t-${i}`) }
-        )
+        result({ planned: n, ...(skipped ? { skipped } : {}) }, { calls: 0, planned: rows(shown, names) }),
+        plan
       )
 
-    it('says how many calls the plan holds and shows them, none made', () => {
+    it('says how many calls the plan holds and shows them with their targets, none made', () => {
       expect(planned(2, 2, 3)).toEqual([
         '## DELETE /v1/t/{id}: a plan of 2 calls, none made',
         '',
-        '**2 planned, 3 skipped** (call-dry-run: no call was made).',
+        '**2 planned**, 3 skipped: done in an earlier attempt (call-resume-from).',
         '',
-        '| planned call |',
-        '| --- |',
-        '| DELETE /v1/t/t-0 |',
-        '| DELETE /v1/t/t-1 |',
-        '',
-        'Apply exactly this plan: pass the `plan-digest` output to the apply step (README, "Plan, approve, apply").',
+        '| # | target | planned call |',
+        '| ---: | --- | --- |',
+        '| 1 | t-0 | DELETE /v1/t/t-0 |',
+        '| 3 | t-1 | DELETE /v1/t/t-1 |',
         ''
       ])
     })
 
+    it('shows the digest, how the targets were chosen, and a name column when targets have names', () => {
+      const digest = `plan2.2.${'a'.repeat(8)}`
+      const lines = planned(2, 2, 0, true, { digest, targets: '2 of 9 selected by a' })
+      expect(lines.slice(0, 8)).toEqual([
+        '## DELETE /v1/t/{id}: a plan of 2 calls, none made',
+        '',
+        '**2 planned**. Targets: 2 of 9 selected by a.',
+        '',
+        `**Plan digest** \`${digest}\`: the apply step makes no call unless its own calls are exactly these (README, "Plan, approve, apply").`,
+        '',
+        '| # | target | name | planned call |',
+        '| ---: | --- | --- | --- |'
+      ])
+      expect(lines).toContain('| 1 | t-0 | host 0 | DELETE /v1/t/t-0 |')
+    })
+
     it('names the count of calls not shown, in the singular too', () => {
       const lines = planned(25, 20)
-      expect(lines).toContain('…and 5 more: every planned call has a line in the results file.')
+      expect(lines).toContain(
+        '…and 5 more: the results file holds every planned call, and the plan job uploads it for reviewers to download.'
+      )
       expect(planned(1, 1)[0]).toBe('## DELETE /v1/t/{id}: a plan of 1 call, none made')
       expect(planned(1, 1)).not.toContain(expect.stringContaining('more:'))
     })
 
-    it('escapes a rendered call like every service value', () => {
+    it('escapes a rendered call, a key and a name like every service value', () => {
       const lines = routineLines(
         'DELETE /v1/t/{id}',
-        result({ planned: 1 }, { calls: 0, planned: ['DELETE /v1/t/<img src=x>'] })
+        result(
+          { planned: 1 },
+          { calls: 0, planned: [{ index: 0, key: '[k](x)', name: '**n**', call: 'DELETE /v1/t/<img src=x>' }] }
+        )
       )
-      expect(lines).toContain('| DELETE /v1/t/\\<img src=x\\> |')
+      expect(lines).toContain('| 1 | \\[k\\]\\(x\\) | \\*\\*n\\*\\* | DELETE /v1/t/\\<img src=x\\> |')
     })
   })
 })

@@ -1,5 +1,5 @@
 import { parseExact } from '../../src/json.js'
-import { targetLabel } from '../../src/targets/label.js'
+import { NAME_FIELDS, targetLabel, targetName } from '../../src/targets/label.js'
 import { mask } from '../../src/secrets.js'
 
 describe('targetLabel', () => {
@@ -27,5 +27,26 @@ describe('targetLabel', () => {
     mask('label-secret-99')
     expect(targetLabel({ id: 'a\u0007b' }, 0)).toBe('target "a\\u0007b"')
     expect(targetLabel({ id: 'x label-secret-99' }, 0)).toBe('target "x ***"')
+  })
+})
+
+describe('targetName', () => {
+  it('takes the chosen field, else the first name-like field with text or a number', () => {
+    expect(targetName({ id: 'a', name: 'web-1', host: 'h' })).toBe('web-1')
+    expect(targetName({ id: 'a', hostname: 'h1' })).toBe('h1')
+    expect(targetName({ id: 'a', title: 7 })).toBe('7')
+    expect(targetName({ id: 'a', name: 'web-1', label: 'L' }, 'label')).toBe('L')
+    expect(targetName({ id: 'a', name: 'web-1' }, 'label')).toBeUndefined()
+  })
+
+  it('has none for targets without such a field, an empty one, or not objects', () => {
+    expect(targetName({ id: 'a' })).toBeUndefined()
+    expect(targetName({ name: '', title: 'T' })).toBe('T')
+    expect(targetName({ name: { first: 'x' } })).toBeUndefined()
+    expect(targetName('t-1')).toBeUndefined()
+    expect(targetName(['name'])).toBeUndefined()
+    expect(targetName(null)).toBeUndefined()
+    expect(targetName(Object.create({ name: 'inherited' }))).toBeUndefined()
+    expect(NAME_FIELDS[0]).toBe('name')
   })
 })
