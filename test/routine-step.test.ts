@@ -190,7 +190,7 @@ describe('callEveryTarget', () => {
       onRecord: () => undefined
     })
     expect(sent).toHaveLength(0)
-    expect(result.planned).toEqual(['POST /v1/t/a', 'POST /v1/t/b', 'POST /v1/t/c'])
+    expect(result.planned.map(row => row.call)).toEqual(['POST /v1/t/a', 'POST /v1/t/b', 'POST /v1/t/c'])
     const fingerprint = callFingerprint(callIdentity(inputs))
     expect(written).toContain(`Planning ${CALL} for 3 targets, with no call made (call-dry-run; call ${fingerprint})\n`)
     expect(written.some(l => l.startsWith('Calling '))).toBe(false)

@@ -186,7 +186,7 @@ describe('a dry run', () => {
     expect(outcomes(result)).toEqual({ planned: 25 })
     expect(result.calls).toBe(0)
     expect(result.planned).toHaveLength(20)
-    expect(result.planned[0]).toBe('PATCH /v1/t/t0')
+    expect(result.planned[0]).toEqual({ index: 0, key: 't0', name: undefined, call: 'PATCH /v1/t/t0' })
     const lines = resultTexts(result.resultsFile)
     expect(lines).toHaveLength(25)
     expect(lines[1]).toBe(
