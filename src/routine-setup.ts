@@ -2,7 +2,8 @@ import * as core from '@actions/core'
 import { RecordSigner, recordVerifier } from './auth/record-key.js'
 import { Inputs } from './inputs.js'
 import { isPlanDigest } from './routine/plan.js'
-import { callEntry, checkPlanCalls, isPlan2Digest, PlanBuilder } from './routine/plan-calls.js'
+import { createHash } from 'node:crypto'
+import { callEntry, checkPlanCalls, isPlan2Digest, PlanBuilder, planTags } from './routine/plan-calls.js'
 import {
   describeDifference,
   entryHash,
@@ -106,16 +107,36 @@ export class RoutineSetup {
     if (!approved) return own
     // A plan file given is the approved one, or the step fails: it is another job's file.
     const planFile = call.planFrom === undefined ? undefined : readPlanFile(call.planFrom, approved)
-    if (own !== approved) {
-      const first = planFile && targets ? await this.firstDifference(planFile, targets) : undefined
-      checkPlanCalls(approved, own, first)
+    if (own === approved) {
+      core.info(`The plan is the approved one (plan-digest): its ${this.plan.count} calls are made as planned`)
+      return own
     }
-    core.info(`The plan is the approved one (plan-digest): its ${this.plan.count} calls are made as planned`)
+    // One shard of a plan made over every target: its calls must be the plan's calls of this shard.
+    const ofShard = inputs.shard && wholePlan(approved) ? inputs.shard : undefined
+    const first = planFile && targets ? await this.firstDifference(planFile, targets, ofShard) : undefined
+    if (planFile && ofShard && first === undefined) {
+      core.info(
+        `The plan is the approved one (plan-digest and plan-from): shard ${ofShard.index} of ${ofShard.count} makes its ${this.plan.count} of the plan's calls`
+      )
+      return approved
+    }
+    const hint =
+      ofShard && !planFile ? 'to apply one shard of a plan made over every target, give plan-from' : undefined
+    checkPlanCalls(approved, own, first, hint)
     return own
   }
 
   /** Where this step's calls first part from the plan file's, going through the targets again. */
-  private async firstDifference(planFile: PlanFile, targets: Collected): Promise<string | undefined> {
+  private async firstDifference(
+    planFile: PlanFile,
+    targets: Collected,
+    shard?: { readonly index: number; readonly count: number }
+  ): Promise<string | undefined> {
+    // The plan's calls this step is held to: all of them, or one shard's of a plan made over all.
+    const theirs: number[] = []
+    for (let i = 0; i < planFile.count; i++) {
+      if (!shard || (planFile.places[i] % shard.count) + 1 === shard.index) theirs.push(i)
+    }
     const { spec } = this.inputs.call!
     let index = 0
     let found: string | undefined
@@ -131,14 +152,15 @@ export class RoutineSetup {
         const call = ours(target)
         if (this.skips(call.key)) continue
         const hash = entryHash(callEntry(call.key, call.method, call.path, call.body))
-        if (hash[0] !== planFile.hashes[2 * index] || hash[1] !== planFile.hashes[2 * index + 1]) {
-          found = describeDifference(index, plannedCallAt(planFile, index), call)
+        const at = theirs[index]
+        if (at === undefined || hash[0] !== planFile.hashes[2 * at] || hash[1] !== planFile.hashes[2 * at + 1]) {
+          found = describeDifference(index, at === undefined ? undefined : plannedCallAt(planFile, at), call)
         }
         index++
       }
     })
-    if (found === undefined && index < planFile.count) {
-      found = describeDifference(index, plannedCallAt(planFile, index), undefined)
+    if (found === undefined && index < theirs.length) {
+      found = describeDifference(index, plannedCallAt(planFile, theirs[index]), undefined)
     }
     return found
   }
@@ -158,3 +180,9 @@ export class RoutineSetup {
     return undefined
   }
 }
+
+/** Whether a plan2 digest is of a plan made over every target: its shard tag is no shard's. */
+function wholePlan(digest: string): boolean {
+  return planTags(digest)[5] === NO_SHARD_TAG
+}
+const NO_SHARD_TAG = createHash('sha256').update('').digest('hex').slice(0, 8)

@@ -101,7 +101,7 @@ export function isPlan2Digest(text: string): boolean {
  * Throws before any call when this step's plan is not the approved one, naming what differs: the
  * number of calls, and the inputs whose tags moved. `approved` has the form isPlan2Digest checks.
  */
-export function checkPlanCalls(approved: string, own: string, firstDifference?: string): void {
+export function checkPlanCalls(approved: string, own: string, firstDifference?: string, hint?: string): void {
   if (approved === own) return
   const theirs = FORMAT.exec(approved)!
   const ours = FORMAT.exec(own)!
@@ -114,7 +114,8 @@ export function checkPlanCalls(approved: string, own: string, firstDifference?: 
     moved.length > 0
       ? `; what differs: ${moved.join(', ')}`
       : '; every input is the same, so the targets themselves changed (a new listing)'
-  const first = firstDifference ? `; the first call that differs is ${firstDifference}` : ''
+  const first =
+    (firstDifference ? `; the first call that differs is ${firstDifference}` : '') + (hint ? ` (${hint})` : '')
   throw new Error(
     `Input plan-digest: this step would make ${counts}${inputs}${first}. No call was made. Apply exactly what was ` +
       'planned (the same targets-from, targets-where, shard, call-resume-from, call, call-body and base-url), or plan again and have the new plan approved.'

@@ -4,6 +4,7 @@ import { parseExact } from '../json.js'
 import { callEntry, planTags, sealDigest } from './plan-calls.js'
 import { isOwnLine } from './record-format.js'
 import { eachLine, resultFiles, ResultFileError } from './result-files.js'
+import { fmix32, fnv1a32 } from '../targets/shards.js'
 
 /**
  * A plan file: the dry run's results file, which the plan job uploads for reviewers to read and the
@@ -24,6 +25,8 @@ export interface PlanFile {
   readonly count: number
   /** Two words of SHA-256 a call, in order: 8 bytes a call, not the calls. */
   readonly hashes: Uint32Array
+  /** Each call's target placed as shards place it (shards.ts): which shard's it is, for any N. */
+  readonly places: Uint32Array
 }
 
 /** The plan file `from` (a file, or a folder holding one .jsonl), checked: it must be the approved plan. */
@@ -38,6 +41,7 @@ export function readPlanFile(from: string, approved: string): PlanFile {
   const all = createHash('sha256')
   const skips = createHash('sha256')
   let hashes: Uint32Array = new Uint32Array(1024)
+  let places: Uint32Array = new Uint32Array(512)
   let count = 0
   let plan: unknown
   eachPlanLine(file, (call, skipped, lineNumber, header) => {
@@ -47,6 +51,8 @@ export function readPlanFile(from: string, approved: string): PlanFile {
       const entry = callEntry(call.key, call.method, call.path, call.body)
       all.update(entry)
       if (2 * count + 2 > hashes.length) hashes = grown(hashes)
+      if (count + 1 > places.length) places = grown(places)
+      places[count] = fmix32(fnv1a32(call.key))
       hashes.set(entryHash(entry), 2 * count++)
     } else throw notThePlan(file, `line ${lineNumber} is neither a planned nor a skipped line`)
   })
@@ -55,7 +61,7 @@ export function readPlanFile(from: string, approved: string): PlanFile {
   if (digest !== approved) {
     throw notThePlan(file, 'its calls are not the approved plan’s: it was altered after the plan was made')
   }
-  return { file, count, hashes: hashes.subarray(0, 2 * count) }
+  return { file, count, hashes: hashes.subarray(0, 2 * count), places: places.subarray(0, count) }
 }
 
 /** Two words of a call entry's SHA-256. */

@@ -293,4 +293,32 @@ describe('the plan is the calls (the H1 repro)', () => {
       run.cleanup()
     }
   })
+
+  it('applies a plan made over every target shard by shard, each shard checked against the plan file', async () => {
+    const { snapshotInputs, approved, count, planFile } = await planOver({})
+    expect(count).toBe(50)
+    const without = await apply({ ...snapshotInputs, 'plan-digest': approved, shard: '1/2' })
+    try {
+      expectFailure(
+        without,
+        /what differs: shard \(to apply one shard of a plan made over every target, give plan-from\)/
+      )
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      without.cleanup()
+    }
+    for (const shard of ['1/2', '2/2']) {
+      const one = await apply({ ...snapshotInputs, 'plan-digest': approved, shard, 'plan-from': planFile })
+      try {
+        expect(one.code).toBe(0)
+        expect(one.stdout).toMatch(
+          /The plan is the approved one \(plan-digest and plan-from\): shard \d of 2 makes its \d+ of the plan's calls/
+        )
+      } finally {
+        one.cleanup()
+      }
+    }
+    expect(calls()).toHaveLength(50)
+    expect(new Set(calls().map(r => r.url)).size).toBe(50)
+  })
 })
