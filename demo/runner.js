@@ -1,5 +1,6 @@
-// Runs dist/index.js the way a GitHub runner does: action.yml defaults applied, inputs as INPUT_*
-// variables, file commands in temp files, and the log masked by ::add-mask:: as the runner masks it.
+// Runs the action the way a GitHub runner does, through an action.yml (the root one, or a door's:
+// list/, shard/, report/): its runs.main, its defaults applied, inputs as INPUT_* variables, file
+// commands in temp files, and the log masked by ::add-mask:: as the runner masks it.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,17 +9,27 @@ import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const action = parse(readFileSync(join(root, 'action.yml'), 'utf8'))
+const actions = new Map()
 
-/** The INPUT_* environment a runner builds: the given inputs over action.yml's defaults. */
-export function inputEnv(inputs) {
+/** A door's action.yml (root for the action itself) and the directory it is in. */
+export function actionOf(door = 'root') {
+  if (!actions.has(door)) {
+    const dir = door === 'root' ? root : join(root, door)
+    actions.set(door, { dir, action: parse(readFileSync(join(dir, 'action.yml'), 'utf8')) })
+  }
+  return actions.get(door)
+}
+
+/** The INPUT_* environment a runner builds: the given inputs over the action.yml's defaults. */
+export function inputEnv(inputs, door = 'root') {
+  const { action } = actionOf(door)
   const env = {}
   for (const [name, spec] of Object.entries(action.inputs)) {
     const value = inputs[name] ?? spec.default
     if (value !== undefined) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = String(value)
   }
   for (const name of Object.keys(inputs)) {
-    if (!(name in action.inputs)) throw new Error(`action.yml has no input ${name}`)
+    if (!(name in action.inputs)) throw new Error(`${door === 'root' ? '' : `${door}/`}action.yml has no input ${name}`)
   }
   return env
 }
@@ -88,8 +99,10 @@ export function maskLog(raw, debug = false) {
  */
 export async function runAction(
   inputs,
-  { env = {}, debug = false, entry = join(root, 'dist', 'index.js'), onChild = undefined } = {}
+  { env = {}, debug = false, door = 'root', entry = undefined, onChild = undefined } = {}
 ) {
+  const { dir: actionDir, action } = actionOf(door)
+  const main = entry ?? join(actionDir, action.runs.main)
   const dir = mkdtempSync(join(tmpdir(), 'm2m-runner-'))
   const files = {
     GITHUB_OUTPUT: 'output',
@@ -112,10 +125,10 @@ export async function runAction(
     GITHUB_ACTIONS: 'true',
     ...(debug ? { RUNNER_DEBUG: '1' } : {}),
     ...fileEnv,
-    ...inputEnv(inputs),
+    ...inputEnv(inputs, door),
     ...env
   }
-  const child = spawn(process.execPath, [entry], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [main], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', d => (stdout += d))

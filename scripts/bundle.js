@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { minify } from 'terser'
+import { parse } from 'yaml'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const [entry = 'action.ts', out = join(root, 'dist')] = process.argv.slice(2)
@@ -20,6 +21,7 @@ const args = ['build', entry, '-o', outDir, '--minify', '-q']
 execFileSync(process.execPath, [ncc, ...args], { cwd: join(root, 'build'), stdio: 'inherit' })
 
 for (const name of readdirSync(outDir).filter(n => n.endsWith('.js'))) {
+  // ncc's own output only: the doors' stubs are written below.
   const file = join(outDir, name)
   const { code } = await minify(readFileSync(file, 'utf8'), {
     module: true,
@@ -29,7 +31,33 @@ for (const name of readdirSync(outDir).filter(n => n.endsWith('.js'))) {
   if (code === undefined) throw new Error(`terser produced nothing for ${file}`)
   writeFileSync(file, code)
 }
-if (entry === 'action.ts') writeFileSync(join(outDir, 'licenses.txt'), licenses())
+if (entry === 'action.ts') {
+  writeFileSync(join(outDir, 'licenses.txt'), licenses())
+  writeDoors()
+}
+
+/**
+ * The action (root) and its sub-actions (list/, shard/, report/) run one bundle: each action.yml's
+ * runs.main is a stub that names its door and the inputs (with defaults) and outputs its action.yml
+ * declares, then loads index.js. The action refuses an input its door does not declare, and sets
+ * only the outputs it declares.
+ */
+function writeDoors() {
+  for (const door of ['root', 'list', 'shard', 'report']) {
+    const file = door === 'root' ? join(root, 'action.yml') : join(root, door, 'action.yml')
+    const action = parse(readFileSync(file, 'utf8'))
+    const declared = {
+      name: door,
+      inputs: Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, spec.default ?? ''])),
+      outputs: Object.keys(action.outputs ?? {})
+    }
+    const stub = `// The ${door} door (scripts/bundle.js writes it from ${door === 'root' ? '' : `${door}/`}action.yml).\n`
+    writeFileSync(
+      join(outDir, `${door}.js`),
+      `${stub}globalThis.m2mDoor = ${JSON.stringify(declared)}\nawait import('./index.js')\n`
+    )
+  }
+}
 
 /** The licence of every package the bundle ships (package.json's dependencies), and the action's. */
 function licenses() {

@@ -4,14 +4,19 @@ import { CallInputs, call } from './inputs/call.js'
 import { readCredentials } from './inputs/credentials.js'
 import { boolean, integer, number, url } from './inputs/read.js'
 import { shard, snapshot, where } from './inputs/targets.js'
+import { shardHandoff } from './inputs/handoff.js'
+import { currentDoor, DoorName, givenButUnused } from './doors.js'
 import { variableName } from './inputs/variable.js'
 import { mask, maskPrivateKey } from './secrets.js'
 import { Shard } from './targets/shards.js'
 
-export { DEFAULTS } from './inputs/read.js'
+import { DEFAULTS } from './inputs/read.js'
+export { DEFAULTS }
 export type { CallInputs } from './inputs/call.js'
 
 export interface Inputs {
+  /** The door the step runs through (doors.ts): the root action, or a sub-action. */
+  readonly door: DoorName
   /** Absent when a pre-issued `token` is given. */
   readonly credentials?: Credentials
   readonly token?: string
@@ -41,7 +46,7 @@ export interface Inputs {
 }
 
 /** Reads and validates every input; the only place that calls getInput. Masks secrets as they are read. */
-export function getInputs(): Inputs {
+export function getInputs(door: DoorName = 'root'): Inputs {
   // Secrets first, so nothing below can print them unmasked.
   const clientSecret = core.getInput('client-secret', { trimWhitespace: false })
   mask(clientSecret)
@@ -50,8 +55,11 @@ export function getInputs(): Inputs {
   // A token copied from an Authorization header may keep its scheme: it is sent with one anyway.
   const token = core.getInput('token').replace(/^bearer\s+/i, '')
   mask(token)
+  // A shard job's client and service come with the listing job's sealed token.
+  const handoff = door === 'shard' ? shardHandoff(clientSecret, privateKeyText) : undefined
 
   const common = {
+    door,
     timeoutSeconds: number('timeout-seconds', 1, 600),
     maxAttempts: integer('max-attempts', 1, 10),
     maxPages: integer('max-pages', 1, 100_000),
@@ -61,12 +69,14 @@ export function getInputs(): Inputs {
     shard: shard('list-targets'),
     ...snapshot('list-targets'),
     targetsWhere: where('list-targets'),
-    targetsOutput: boolean('targets-output'),
+    // The list door hands the list on as a file only.
+    targetsOutput: door !== 'list' && boolean('targets-output'),
     call: call('list-targets'),
     summary: boolean('summary'),
-    baseUrl: url('base-url'),
+    baseUrl: handoff?.baseUrl ?? url('base-url'),
     exportVariable: variableName('export-variable')
   }
+  if (!common.call) warnUnusedWithoutCall()
   if (token) {
     if (core.getInput('client-id') || clientSecret || privateKeyText) {
       core.warning(
@@ -78,7 +88,32 @@ export function getInputs(): Inputs {
 
   return {
     ...common,
-    credentials: readCredentials(clientSecret, privateKeyText),
+    credentials: handoff?.credentials ?? readCredentials(clientSecret, privateKeyText),
     sealedToken: core.getInput('sealed-token') || undefined
   }
+}
+
+/** The inputs only a routine uses: given without call, each is named in one warning. */
+const ROUTINE_ONLY = [
+  'call-body',
+  'call-accept',
+  'call-rate',
+  'call-idempotent',
+  'call-max-failures',
+  'call-waves',
+  'call-canary',
+  'call-dry-run',
+  'call-resume-from',
+  'plan-digest',
+  'plan-from',
+  'target-label'
+]
+
+function warnUnusedWithoutCall(): void {
+  const unused = givenButUnused(ROUTINE_ONLY, currentDoor()?.inputs ?? DEFAULTS)
+  if (unused.length === 0) return
+  core.warning(
+    `Input${unused.length === 1 ? '' : 's'} ${unused.join(', ')} ${unused.length === 1 ? 'is' : 'are'} for a routine, and this step has no call input: ` +
+      `${unused.length === 1 ? 'it is' : 'they are'} not used. Add call, or remove ${unused.length === 1 ? 'it' : 'them'}.`
+  )
 }

@@ -9,6 +9,7 @@ import { Cancellation, SignalSource } from './cancel.js'
 import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
+import { checkGivenInputs, currentDoor, Door } from './doors.js'
 import { getInputs, Inputs } from './inputs.js'
 import { reportInputs } from './inputs/report.js'
 import { publish } from './report/outputs.js'
@@ -26,6 +27,8 @@ import { compileSelection } from './targets/select.js'
 const USER_AGENT = 'm2m-targets-action/1'
 
 export interface RunOptions {
+  /** The door the step runs through; its stub's, by default (doors.ts). */
+  readonly door?: Door
   /** Where SIGINT and SIGTERM come from: the process. */
   readonly signals?: SignalSource
   readonly exit?: (code: number) => void
@@ -54,12 +57,15 @@ export async function run(options: RunOptions = {}): Promise<void> {
       exit(1)
     }
   })
+  const door = options.door ?? currentDoor()
   try {
+    // A mistyped input fails the step first: a call-bodyy would have sent every call with no body.
+    if (door) checkGivenInputs(door)
     trustEnvironment(core.warning, mask)
     // Report mode makes no request and needs no credential: it reads results files only.
-    const report = reportInputs()
-    if (report) return await reportEveryShard(report, writeSummary)
-    const inputs = getInputs()
+    const report = door?.name === 'list' || door?.name === 'shard' ? undefined : reportInputs(door?.name === 'report')
+    if (report) return await reportEveryShard(report, writeSummary, door)
+    const inputs = getInputs(door?.name)
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,
       maxAttempts: inputs.maxAttempts,
@@ -68,7 +74,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
       // A line per attempt costs a write even when the runner hides it: only when debugging.
       debug: core.isDebug() ? core.debug : undefined
     })
-    await work(inputs, http, made, cancellation)
+    await work(inputs, http, made, cancellation, door)
   } catch (err) {
     if (made.phase === 'setup') discard(made)
     core.setFailed(redact(messageOf(err)))
@@ -96,7 +102,7 @@ function discard(made: Made): void {
 }
 
 /** inputs -> targets -> token -> [listing] -> [calls] -> summary and outputs. */
-async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancellation): Promise<void> {
+async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancellation, door?: Door): Promise<void> {
   // The targets file and the results file: both readable by their owner only.
   const tempDir = process.env.RUNNER_TEMP || tmpdir()
   // The run's record key, from the secret alone (no request, on the thread pool): it signs this
@@ -145,7 +151,15 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
     })
     made.phase = 'publish'
   }
-  await finish(inputs, { obtained, bearer, targets, calls: made.calls, plan, recordKey: (await recordKey)?.publicKey })
+  await finish(inputs, {
+    obtained,
+    bearer,
+    targets,
+    calls: made.calls,
+    plan,
+    recordKey: (await recordKey)?.publicKey,
+    door
+  })
 }
 
 interface Done {
@@ -155,10 +169,14 @@ interface Done {
   readonly calls?: RoutineResult
   readonly plan?: string
   readonly recordKey?: string
+  readonly door?: Door
 }
 
 /** The summary and the outputs; then a routine's failure, once its record is written. */
-async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan, recordKey }: Done): Promise<void> {
+async function finish(
+  inputs: Inputs,
+  { obtained, bearer, targets, calls, plan, recordKey, door }: Done
+): Promise<void> {
   // The token in use at the end: a renewal during the work replaced the first one.
   const token = bearer.latest
   const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
@@ -172,8 +190,10 @@ async function finish(inputs: Inputs, { obtained, bearer, targets, calls, plan, 
     sealed: await obtained.sealed,
     targets,
     calls,
-    plan,
+    // A shard door gives the digest of a plan it made only: its other routines have none to give.
+    plan: inputs.door === 'shard' && !inputs.call?.dryRun ? undefined : plan,
     recordKey,
+    door,
     targetsOutput: inputs.targetsOutput,
     exportVariable: inputs.exportVariable
   })

@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
+import { Door } from './doors.js'
 import { ReportInputs } from './inputs/report.js'
 import { mergeResults } from './report/merge.js'
 import { publishReport } from './report/outputs.js'
@@ -16,7 +17,11 @@ import { snapshotPath } from './targets/snapshot.js'
  * report-fail-on, with the shards to re-run, when a results file could not be read, or when no
  * result line was read (report-verdict.ts).
  */
-export async function reportEveryShard(inputs: ReportInputs, writeSummary: (markdown: string) => void): Promise<void> {
+export async function reportEveryShard(
+  inputs: ReportInputs,
+  writeSummary: (markdown: string) => void,
+  door?: Door
+): Promise<void> {
   const fingerprint = inputs.call && recordFingerprint(callFingerprint(inputs.call), inputs.call.accept)
   const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
   const report = await mergeResults({
@@ -46,7 +51,7 @@ export async function reportEveryShard(inputs: ReportInputs, writeSummary: (mark
     )
   }
   if (inputs.summary) writeSummary(renderReportSummary(report))
-  publishReport(report)
+  publishReport(report, door)
   const failure = reportError(report, inputs.failOn)
   if (failure) core.setFailed(failure.message)
 }

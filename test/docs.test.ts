@@ -17,6 +17,10 @@ const action = parse(readFileSync('action.yml', 'utf8')) as {
   runs: Record<string, string>
 }
 const readme = readFileSync('README.md', 'utf8')
+const DOORS = ['list', 'shard', 'report'] as const
+const doors = Object.fromEntries(
+  DOORS.map(door => [door, parse(readFileSync(join(door, 'action.yml'), 'utf8')) as typeof action])
+) as Record<(typeof DOORS)[number], typeof action>
 // The reference the README links to: every input and output, in action.yml's order.
 const reference = readFileSync(join('docs', 'inputs.md'), 'utf8')
 
@@ -37,7 +41,7 @@ function table(heading: string): Map<string, string[]> {
 
 describe('action.yml', () => {
   it('runs on node24 from the bundle, with branding', () => {
-    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' })
+    expect(action.runs).toEqual({ using: 'node24', main: 'dist/root.js' })
     expect(parse(readFileSync('action.yml', 'utf8')).branding).toEqual({
       icon: expect.any(String),
       color: expect.any(String)
@@ -57,6 +61,40 @@ describe('action.yml', () => {
         .map(([name, spec]) => [name, String(spec.default)])
     )
     expect(declared).toEqual(DEFAULTS)
+  })
+})
+
+describe('the doors (list/, shard/, report/)', () => {
+  it.each(DOORS)('%s/action.yml runs the one bundle through its own stub, with a description of what it does', door => {
+    const spec = doors[door]
+    expect(spec.runs).toEqual({ using: 'node24', main: `../dist/${door}.js` })
+    expect((spec as unknown as { description: string }).description.length).toBeGreaterThan(80)
+    for (const item of [...Object.values(spec.inputs), ...Object.values(spec.outputs)]) {
+      expect(item.description.length).toBeGreaterThan(10)
+    }
+  })
+
+  it.each(DOORS)('%s/ declares only inputs the action has, with the same defaults, and few of them', door => {
+    const spec = doors[door]
+    for (const [name, input] of Object.entries(spec.inputs)) {
+      expect({ name, known: name in action.inputs }).toEqual({ name, known: true })
+      expect({ name, default: input.default }).toEqual({ name, default: action.inputs[name].default })
+    }
+    expect(Object.keys(spec.inputs).length).toBeLessThanOrEqual(17)
+    expect(Object.keys(spec.outputs).length).toBeLessThanOrEqual(10)
+  })
+
+  it.each(DOORS)('docs/inputs.md has the tables of %s/, matching its action.yml', door => {
+    expect([...table(`${door}/ inputs`).keys()]).toEqual(Object.keys(doors[door].inputs))
+    expect([...table(`${door}/ outputs`).keys()]).toEqual(Object.keys(doors[door].outputs))
+    for (const [name, spec] of Object.entries(doors[door].inputs)) {
+      const [defaultCell, description] = table(`${door}/ inputs`).get(name)!
+      expect({ name, default: defaultCell.replace(/`/g, '') }).toEqual({ name, default: spec.default ?? '' })
+      expect({ name, required: description.startsWith('**Required.**') }).toEqual({
+        name,
+        required: spec.required === true
+      })
+    }
   })
 })
 

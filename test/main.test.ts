@@ -73,7 +73,7 @@ describe('run', () => {
       'target-count': '2',
       shards: '["1/1"]'
     })
-    expect(outputs()['sealed-token']).toMatch(/^m2m2\./)
+    expect(outputs()['sealed-token']).toMatch(/^m2m3\./)
     expect(JSON.parse(readFileSync(outputs()['targets-file'], 'utf8'))).toEqual([{ id: 'a' }, { id: 'b' }])
     expect(written).toContain('::group::Listing targets page by page\n')
     expect(written).toContain('Page 2: 1 targets (2 so far)\n')

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt } from 'node:crypto'
 import { Credentials } from './credentials.js'
+import { encodeHandoff, HANDOFF_PREFIX, LEGACY_PREFIX, parseHandoff, settingsBytes, settingsOf } from './handoff.js'
 
 /**
  * A sealed token is the access token and its expiry, encrypted and authenticated with a key only
@@ -9,7 +10,7 @@ import { Credentials } from './credentials.js'
  * offline, so the key comes from scrypt, a memory-hard function that makes each guess cost about
  * 80 ms of a core and 32 MiB (bench/guesses.js measures it), not HKDF's microseconds.
  */
-export const PREFIX = 'm2m2.'
+export const PREFIX = LEGACY_PREFIX
 /** scrypt N = 2^15, r = 8, p = 1: 32 MiB of memory and about 80 ms of a core per guess. */
 export const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const
 const SALT_BYTES = 16
@@ -101,13 +102,15 @@ export class Sealer {
     this.key.catch(() => undefined) // awaited in seal(); never an unhandled rejection meanwhile
   }
 
+  /** The handoff (handoff.ts): the settings in the clear, and the token sealed with them. */
   async seal(contents: SealedContents): Promise<string> {
     const iv = randomBytes(IV_BYTES)
     const cipher = createCipheriv('aes-256-gcm', await this.key, iv)
-    cipher.setAAD(binding(this.credentials, this.baseUrl))
+    const settings = settingsOf(this.credentials, this.baseUrl)
+    cipher.setAAD(settingsBytes(settings))
     const plain = JSON.stringify({ t: contents.accessToken, s: contents.scope, e: contents.expiresAtMs })
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
-    return PREFIX + Buffer.concat([this.salt, iv, cipher.getAuthTag(), data]).toString('base64url')
+    return encodeHandoff(settings, Buffer.concat([this.salt, iv, cipher.getAuthTag(), data]))
   }
 }
 
@@ -120,30 +123,47 @@ export async function unseal(
   credentials: Credentials,
   baseUrl: URL,
   onKey?: (key: Buffer) => void
-): Promise<SealedContents | { reason: string }> {
+): Promise<SealedContents | { reason: string; newer?: number }> {
   const aad = binding(credentials, baseUrl)
   const material = credentials.auth.keyMaterial()
   const secret = material ? createHash('sha256').update(material).digest('hex') : ''
   const id = `${sealed}\n${aad.toString('base64')}\n${secret}`
   let opening = openings.get(id)
-  if (!opening) openings.set(id, (opening = open(sealed, credentials, aad)))
+  if (!opening) openings.set(id, (opening = open(sealed, credentials, aad, baseUrl)))
   const { result, key } = await opening
   if (key) onKey?.(key)
   return result
 }
 const openings = new Map<string, Promise<Opened>>()
+const OTHER =
+  'it cannot be opened with these inputs (another client secret or private key, other client-id, client-auth, ' +
+  'audience, scope, token URL, token-request-format or base-url, or it was altered)'
 
 interface Opened {
-  readonly result: SealedContents | { reason: string }
+  readonly result: SealedContents | { reason: string; newer?: number }
   readonly key?: Buffer
 }
 
 /** Opens a sealed token once per step: the record key and the token come from one scrypt. */
-async function open(sealed: string, credentials: Credentials, aad: Buffer): Promise<Opened> {
-  if (!sealed.startsWith(PREFIX)) return { result: { reason: 'it is not a sealed token of this action' } }
+async function open(sealed: string, credentials: Credentials, legacyAad: Buffer, baseUrl: URL): Promise<Opened> {
   const material = credentials.auth.keyMaterial()
-  if (!material) return { result: { reason: `client-auth ${credentials.auth.method} holds no secret to open it with` } }
-  const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
+  const known = sealed.startsWith(PREFIX) || sealed.startsWith(HANDOFF_PREFIX)
+  if (known && !material) return { result: { reason: noSecret(credentials) } }
+  let raw: Buffer
+  let aad = legacyAad
+  if (sealed.startsWith(PREFIX)) {
+    raw = Buffer.from(sealed.slice(PREFIX.length), 'base64url')
+  } else {
+    const handoff = parseHandoff(sealed)
+    if ('reason' in handoff) return { result: handoff }
+    if (!handoff.sealed)
+      return { result: { reason: 'it holds no token: the listing job had no secret to seal one with' } }
+    if (!settingsBytes(settingsOf(credentials, baseUrl)).equals(handoff.settingsBytes))
+      return { result: { reason: OTHER } }
+    raw = handoff.sealed
+    aad = handoff.settingsBytes
+  }
+  if (!material) return { result: { reason: noSecret(credentials) } }
   const headerBytes = SALT_BYTES + IV_BYTES + TAG_BYTES
   if (raw.length < headerBytes + 1) return { result: { reason: 'it is truncated' } }
   try {
@@ -157,13 +177,7 @@ async function open(sealed: string, credentials: Credentials, aad: Buffer): Prom
       return { result: { reason: 'its contents are malformed' } }
     return { result: { accessToken: t, scope: typeof s === 'string' ? s : undefined, expiresAtMs: e }, key }
   } catch {
-    return {
-      result: {
-        reason:
-          'it cannot be opened with these inputs (another client secret or private key, other client-id, client-auth, ' +
-          'audience, scope, token URL, token-request-format or base-url, or it was altered)'
-      }
-    }
+    return { result: { reason: OTHER } }
   }
 }
 
@@ -185,4 +199,8 @@ export async function runSealKey(
     if (opened) return opened
   }
   return new Sealer(credentials, baseUrl, runId).key
+}
+
+function noSecret(credentials: Credentials): string {
+  return `client-auth ${credentials.auth.method} holds no secret to open it with`
 }

@@ -113,6 +113,12 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
 
   if (inputs.sealedToken) {
     const opened = await unseal(inputs.sealedToken, credentials, inputs.baseUrl)
+    if ('reason' in opened && opened.newer !== undefined) {
+      throw new Error(
+        `Input sealed-token is format m2m${opened.newer}, made by a newer version of this action than this step runs ` +
+          "(it reads m2m3, and m2m2 before it): upgrade this step's action to the version of the listing job"
+      )
+    }
     if ('reason' in opened) {
       core.warning(`The sealed-token input was not used: ${opened.reason}. Exchanging client credentials instead.`)
     } else {

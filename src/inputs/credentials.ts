@@ -2,7 +2,8 @@ import * as core from '@actions/core'
 import { createPrivateKey, KeyObject } from 'node:crypto'
 import { clientSecretBasic, clientSecretPost, maskBasicCredentials } from '../auth/client-secret.js'
 import { ClientAuth, Credentials } from '../auth/credentials.js'
-import { githubOidc, idTokenSource } from '../auth/github-oidc.js'
+import { DEFAULT_OIDC_AUDIENCE, githubOidc, idTokenSource } from '../auth/github-oidc.js'
+import { HandoffSettings } from '../auth/handoff.js'
 import { AssertionAlgorithm, privateKeyJwt } from '../auth/private-key-jwt.js'
 import { joinPath } from '../url.js'
 import { choice, read, url } from './read.js'
@@ -59,6 +60,39 @@ export function readCredentials(clientSecret: string, privateKeyText: string): C
     tokenUrl,
     tokenUrlFrom,
     bodyFormat
+  }
+}
+
+/**
+ * A shard door's credentials: the listing job's settings, from its sealed token (handoff.ts), and
+ * this job's own secret. The settings decide how the client authenticates; the secret is the input
+ * that method needs, and is checked here, before any request.
+ */
+export function credentialsFrom(settings: HandoffSettings, clientSecret: string, privateKeyText: string): Credentials {
+  const { method } = settings.auth
+  let auth: ClientAuth
+  if (method === 'github-oidc') {
+    auth = githubOidc(idTokenSource(), settings.auth.audience ?? DEFAULT_OIDC_AUDIENCE)
+  } else if (method === 'private-key-jwt') {
+    auth = privateKeyJwt({ ...privateKey(privateKeyText), keyId: settings.auth.keyId })
+  } else if (method === 'post' || method === 'basic') {
+    if (clientSecret.trim() === '') {
+      throw new Error(
+        `Input required and not supplied: client-secret (the listing job's client authenticates with ${method}: its secret opens the sealed token)`
+      )
+    }
+    maskBasicCredentials(settings.clientId, clientSecret)
+    auth = method === 'basic' ? clientSecretBasic(clientSecret) : clientSecretPost(clientSecret)
+  } else {
+    throw new Error(`Input sealed-token names client-auth ${method}, which this version of the action does not know`)
+  }
+  return {
+    clientId: settings.clientId,
+    auth,
+    audience: settings.audience,
+    scope: settings.scope,
+    tokenUrl: new URL(settings.tokenUrl),
+    bodyFormat: settings.bodyFormat
   }
 }
 

@@ -30,8 +30,13 @@ const FAIL_ON: readonly ReportOutcome[] = REPORT_OUTCOMES.filter(o => o !== 'suc
  * The report inputs, or undefined when report-from is not set. No credential is read or asked for:
  * the step makes no request. A credential input that is set anyway is said to be unused.
  */
-export function reportInputs(): ReportInputs | undefined {
+export function reportInputs(required = false): ReportInputs | undefined {
   const from = core.getInput('report-from')
+  if (!from && required) {
+    throw new Error(
+      "Input required and not supplied: report-from (the folder the shards' results artifacts were downloaded to)"
+    )
+  }
   if (!from) return undefined
   const unused = ['client-id', 'client-secret', 'private-key', 'token', 'sealed-token'].filter(n => core.getInput(n))
   if (unused.length > 0) {

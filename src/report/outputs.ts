@@ -6,7 +6,8 @@ import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
 import { RoutineResult } from '../routine/routine.js'
 import { Outcome } from '../routine/lines.js'
-import { MergedReport, ReportOutcome } from './merge.js'
+import { MergedReport, REPORT_OUTCOMES, ReportOutcome } from './merge.js'
+import { Door } from '../doors.js'
 import { Collected } from '../targets/collect.js'
 import { MAX_OUTPUT_BYTES } from '../targets/file.js'
 import { shardList } from '../targets/shards.js'
@@ -25,6 +26,8 @@ export interface Published {
   readonly plan?: string
   /** The record-key output: the public half of the run's record key, when the step holds it. */
   readonly recordKey?: string
+  /** The door the step runs through: only the outputs it declares are set. */
+  readonly door?: Door
   readonly exportVariable?: string
 }
 
@@ -40,7 +43,8 @@ export function publish({
   calls,
   plan,
   recordKey,
-  exportVariable
+  exportVariable,
+  door
 }: Published): void {
   const outputs: Record<string, string> = {
     token: token.accessToken,
@@ -55,7 +59,8 @@ export function publish({
   if (calls) Object.assign(outputs, callOutputs(calls))
   if (plan) outputs['plan-digest'] = plan
   if (recordKey) outputs['record-key'] = recordKey
-  const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: outputs }]
+  outputs.counts = JSON.stringify(calls ? callCounts(calls) : targets ? listCounts(targets) : {})
+  const writes: FileCommand[] = [{ variable: 'GITHUB_OUTPUT', values: declared(outputs, door) }]
   if (exportVariable) writes.push({ variable: 'GITHUB_ENV', values: { [exportVariable]: token.accessToken } })
   writeFileCommands(writes)
 }
@@ -77,24 +82,50 @@ export function callOutputs(calls: RoutineResult): Record<string, string> {
 }
 
 /** Report mode's outputs: the counts by outcome, the report file, and the shards to re-run. */
-export function publishReport(report: MergedReport): void {
+export function publishReport(report: MergedReport, door?: Door): void {
   const n = (outcome: ReportOutcome): string => String(report.counts.get(outcome) ?? 0)
+  const counts = Object.fromEntries([['targets', report.targets], ...REPORT_OUTCOMES.map(o => [o, Number(n(o))])])
   writeFileCommands([
     {
       variable: 'GITHUB_OUTPUT',
-      values: {
-        'report-targets': String(report.targets),
-        'report-succeeded': n('succeeded'),
-        'report-skipped': n('skipped'),
-        'report-failed': n('failed'),
-        'report-unknown': n('unknown'),
-        'report-not-made': n('not-made'),
-        'report-missing': n('missing'),
-        'report-file': report.reportFile,
-        'shards-to-rerun': JSON.stringify(report.shardsToRerun)
-      }
+      values: declared(
+        {
+          counts: JSON.stringify(counts),
+          'report-targets': String(report.targets),
+          'report-succeeded': n('succeeded'),
+          'report-skipped': n('skipped'),
+          'report-failed': n('failed'),
+          'report-unknown': n('unknown'),
+          'report-not-made': n('not-made'),
+          'report-missing': n('missing'),
+          'report-file': report.reportFile,
+          'shards-to-rerun': JSON.stringify(report.shardsToRerun)
+        },
+        door
+      )
     }
   ])
+}
+
+/** The outputs the door declares; every output for the root action run directly (no door). */
+function declared(values: Record<string, string>, door: Door | undefined): Record<string, string> {
+  if (!door) {
+    const { counts: _counts, ...rest } = values
+    void _counts
+    return rest
+  }
+  return Object.fromEntries(Object.entries(values).filter(([name]) => door.outputs.includes(name)))
+}
+
+/** The counts output of a routine: its calls by outcome. */
+function callCounts(calls: RoutineResult): Record<string, number> {
+  const outcomes: Outcome[] = ['succeeded', 'failed', 'unknown', 'not-made', 'skipped', 'planned']
+  return Object.fromEntries(outcomes.map(o => [o, calls.outcomes.get(o) ?? 0]))
+}
+
+/** The counts output of a listing: listed, selected, and the shards they make. */
+function listCounts({ listing, shardCount }: Collected): Record<string, number> {
+  return { listed: listing.listed, selected: listing.selected, shards: shardCount }
 }
 
 interface FileCommand {

@@ -29,7 +29,7 @@ describe('sealed tokens', () => {
   it('reveals nothing of the token and differs every time', async () => {
     const [a, b] = await Promise.all([seal(), seal()])
     expect(a).not.toBe(b)
-    expect(a).toMatch(/^m2m2\.[\w-]+$/)
+    expect(a).toMatch(/^m2m3\.[\w-]+\.[\w-]+$/)
     for (const part of contents.accessToken.split('.')) {
       expect(a).not.toContain(part)
       expect(Buffer.from(a.slice(PREFIX.length), 'base64url').toString('latin1')).not.toContain(part)

@@ -72,7 +72,7 @@ describe('obtainToken: which source wins, and each fallback', () => {
       expiresInSeconds: 86400,
       source: 'exchange'
     })
-    expect(await got.sealed).toMatch(/^m2m2\./)
+    expect(await got.sealed).toMatch(/^m2m3\./)
     expect(written).toContain(`::add-mask::${token}\n`)
     expect(written).toContain('Exchanged client credentials for a token, expires in 24 h\n')
   })

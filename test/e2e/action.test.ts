@@ -89,7 +89,7 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
         'expires-in': '86400',
         'expires-at': expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
         scope: 'read:client_grants',
-        'sealed-token': expect.stringMatching(/^m2m2\./),
+        'sealed-token': expect.stringMatching(/^m2m3\./),
         'record-key': expect.stringMatching(/^m2mrk1\.[A-Za-z0-9_-]{43}$/),
         targets: JSON.stringify(TARGETS),
         'target-count': '2',

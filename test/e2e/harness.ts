@@ -22,6 +22,8 @@ export interface Run {
 
 export interface RunOptions {
   readonly env?: Record<string, string>
+  /** The action.yml to run through: the root one, or a door's (list, shard, report). */
+  readonly door?: 'root' | 'list' | 'shard' | 'report'
   readonly debug?: boolean
   /** The action's process, as soon as it starts: a test cancels the step through it. */
   readonly onChild?: (child: ChildProcess) => void

@@ -207,7 +207,7 @@ describe.each([false, true])('oidc-provider (standards-only) through token-url (
         'expires-in': '600',
         scope: 'api:read'
       })
-      expect(run.outputs['sealed-token']).toMatch(/^m2m2\./)
+      expect(run.outputs['sealed-token']).toMatch(/^m2m3\./)
       expect(api.requests.at(-1)?.headers.authorization).toBe(`Bearer ${run.outputs.token}`)
       expectNoLeaks(run, [OP_SECRET, run.outputs.token, ...(extra['private-key'] ? [extra['private-key']] : [])])
     } finally {

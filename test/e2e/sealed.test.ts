@@ -36,7 +36,7 @@ async function mint(extra: Record<string, string> = {}, debug = false): Promise<
 describe.each([false, true])('sealed tokens end to end (debug %s)', debug => {
   it('mints once and reuses the token with no request to the identity provider', async () => {
     const sealed = await mint()
-    expect(sealed).toMatch(/^m2m2\.[\w-]+$/)
+    expect(sealed).toMatch(/^m2m3\.[\w-]+\.[\w-]+$/)
     expect(sealed).not.toContain(tokens[0].split('.')[1])
     const run = await runAction(inputs({ 'sealed-token': sealed }), { debug })
     try {
