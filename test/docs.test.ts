@@ -125,7 +125,7 @@ describe('README', () => {
   it('names one repository in its examples, and says what to put in its place', () => {
     expect(readme).not.toMatch(/<owner>|<this-repo>/)
     expect(readme).toContain('put the owner and name of the repository you use it from in its place')
-    const named = new Set([...readme.matchAll(/([\w-]+\/[\w-]+)@v1\b/g)].map(m => m[1]))
+    const named = new Set([...readme.matchAll(/([\w-]+\/[\w-]+)(?:\/(?:list|shard|report))?@v1\b/g)].map(m => m[1]))
     expect([...named]).toEqual(['m2m-org/m2m-targets-action'])
   })
 
@@ -135,13 +135,33 @@ describe('README', () => {
   })
 })
 
-/** Every step of a YAML example: a whole workflow's jobs' steps, or a bare list of steps. */
-function stepsOf(block: string): { uses?: string; run?: string; with?: Record<string, unknown> }[] {
+interface ExampleStep {
+  readonly id?: string
+  readonly uses?: string
+  readonly run?: string
+  readonly with?: Record<string, unknown>
+}
+
+/** The steps of each job of a YAML example (a whole workflow), or one bare list of steps. */
+function jobsOf(block: string): { steps: ExampleStep[]; text: string }[] {
   const doc = parse(block) as unknown
-  const list = Array.isArray(doc)
-    ? doc
-    : Object.values((doc as { jobs?: object }).jobs ?? {}).flatMap(j => (j as { steps?: unknown[] }).steps ?? [])
-  return list as { uses?: string; run?: string; with?: Record<string, unknown> }[]
+  if (Array.isArray(doc)) return [{ steps: doc as ExampleStep[], text: block }]
+  return Object.values((doc as { jobs?: object }).jobs ?? {}).map(job => ({
+    steps: ((job as { steps?: unknown[] }).steps ?? []) as ExampleStep[],
+    text: JSON.stringify(job)
+  }))
+}
+
+/** Every step of a YAML example. */
+function stepsOf(block: string): ExampleStep[] {
+  return jobsOf(block).flatMap(job => job.steps)
+}
+
+/** The action.yml a README step runs: the root action, or a sub-action; undefined for any other. */
+function actionOfStep(step: ExampleStep): typeof action | undefined {
+  const door = /^m2m-org\/m2m-targets-action(?:\/(list|shard|report))?@v1$/.exec(step.uses ?? '')
+  if (!door) return undefined
+  return door[1] ? doors[door[1] as (typeof DOORS)[number]] : action
 }
 
 /**
@@ -218,7 +238,10 @@ describe("README's workflow examples", () => {
       const text = /^on:/m.test(workflow) ? workflow : `on: push\n${workflow}`
       writeFileSync(
         join(dir, '.github', 'workflows', `readme-${i}.yml`),
-        text.replace(/m2m-org\/m2m-targets-action@v1/g, './')
+        text.replace(
+          /m2m-org\/m2m-targets-action(?:\/(list|shard|report))?@v1/g,
+          (_, door?: string) => `./${door ?? ''}`
+        )
       )
     })
     const cli = join(process.cwd(), 'node_modules', '@tktco', 'node-actionlint', 'bin', 'node-actionlint.js')
@@ -231,15 +254,69 @@ describe("README's workflow examples", () => {
     }
   })
 
-  it('use only inputs and outputs that action.yml declares', () => {
-    const steps = blocks.flatMap(stepsOf).filter(step => step.uses === 'm2m-org/m2m-targets-action@v1')
+  // node-actionlint has no file system: it cannot read the action.yml of a local action, so the
+  // inputs and outputs of each step are checked here, against the action.yml that step runs.
+  it('give each step only the inputs its action.yml declares, and every required one', () => {
+    const steps = blocks.flatMap(stepsOf).filter(step => actionOfStep(step))
     expect(steps.length).toBeGreaterThanOrEqual(5)
     for (const step of steps) {
-      for (const name of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs)).toContain(name)
+      const spec = actionOfStep(step)!
+      for (const name of Object.keys(step.with ?? {})) {
+        expect({ uses: step.uses, name, declared: name in spec.inputs }).toEqual({
+          uses: step.uses,
+          name,
+          declared: true
+        })
+      }
+      for (const [name, input] of Object.entries(spec.inputs)) {
+        if (input.required)
+          expect({ uses: step.uses, name, given: name in (step.with ?? {}) }).toEqual({
+            uses: step.uses,
+            name,
+            given: true
+          })
+      }
     }
-    for (const [, output] of readme.matchAll(/steps\.m2m\.outputs\.([\w-]+)/g)) {
-      expect(Object.keys(action.outputs)).toContain(output)
+  })
+
+  it("read only outputs that the referenced step's action.yml declares", () => {
+    let checked = 0
+    for (const job of blocks.flatMap(jobsOf)) {
+      const byId = new Map(job.steps.filter(s => s.id && actionOfStep(s)).map(s => [s.id!, actionOfStep(s)!]))
+      for (const [, id, output] of job.text.matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
+        const spec = byId.get(id)
+        if (!spec) continue
+        checked++
+        expect({ id, output, declared: output in spec.outputs }).toEqual({ id, output, declared: true })
+      }
     }
+    expect(checked).toBeGreaterThanOrEqual(15)
+  })
+
+  it('run the fan-out and plan/apply through the sub-actions, and the Quick start through the root action', () => {
+    const uses = (heading: string) => {
+      const section = readme.split(`\n## ${heading}`)[1].split('\n## ')[0]
+      const block = /```yaml\n([\s\S]*?)```/.exec(section)![1]
+      return stepsOf(block).flatMap(step => (step.uses?.startsWith('m2m-org/') ? [step.uses] : []))
+    }
+    expect(uses('Quick start')).toEqual(['m2m-org/m2m-targets-action@v1'])
+    expect(uses('Fan-out')).toEqual([
+      'm2m-org/m2m-targets-action/list@v1',
+      'm2m-org/m2m-targets-action/shard@v1',
+      'm2m-org/m2m-targets-action/report@v1'
+    ])
+    expect(uses('Plan, approve, apply')).toEqual([
+      'm2m-org/m2m-targets-action/list@v1',
+      'm2m-org/m2m-targets-action/shard@v1',
+      'm2m-org/m2m-targets-action/list@v1',
+      'm2m-org/m2m-targets-action/shard@v1'
+    ])
+    const quickStart = /## Quick start[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]
+    expect(quickStart.trimEnd().split('\n').length).toBeLessThan(20)
+  })
+
+  it('stay under 3,300 words with the rest of the README', () => {
+    expect(readme.split(/\s+/).filter(Boolean).length).toBeLessThanOrEqual(3300)
   })
 })
 
