@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import {
@@ -199,6 +199,7 @@ describe('the doors', () => {
       { door: 'shard', env: env() }
     )
     try {
+      expect(apply.stdout.split('\n').filter(l => /^::(error|warning)/.test(l))).toEqual([])
       expect(apply.code).toBe(0)
       expect(calls().map(idOf).sort()).toEqual(targets.filter(t => t.status === 'retired').map(t => t.id))
       expect(resultLines(apply.outputs['results-file'])).toHaveLength(10)
@@ -224,6 +225,11 @@ describe('no input silently ignored', () => {
       'call-bodyy',
       'shard',
       /^::error::Input call-bodyy is not an input of this action \(shard\/action\.yml\): did you mean call-body\?/
+    ],
+    [
+      'client-secret',
+      'report',
+      /^::error::Input client-secret is not an input of this action \(report\/action\.yml\)\. Correct its name/
     ],
     [
       'client-id',
@@ -255,8 +261,27 @@ describe('no input silently ignored', () => {
     }
   })
 
+  it('warns of call-resume-from without call before the first request is answered', async () => {
+    // The identity provider refuses the client: the step ends at its first request, so a warning
+    // in the log was written before it.
+    const refusing = await startServer((_req, res) => json(res, 401, { error: 'invalid_client' }))
+    const run = await runAction(clientInputs(refusing.url, api.url, { 'call-resume-from': dir }), { env: env() })
+    try {
+      const lines = run.stdout.split('\n')
+      const warning = lines.findIndex(l => l.startsWith('::warning::Input call-resume-from is for a routine'))
+      expect(warning).toBeGreaterThanOrEqual(0)
+      expect(warning).toBeLessThan(lines.findIndex(l => l.startsWith('::error::')))
+      expect(refusing.requests).toHaveLength(1)
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+      await refusing.close()
+    }
+  })
+
   it('warns of a credential given to a report, and of routine inputs given without call', async () => {
     const report = await runAction({ 'report-from': dir, 'client-secret': CLIENT.secret }, { env: env() })
+    expect(idp.requests).toHaveLength(0)
     const list = await runAction(clientInputs(idp.url, api.url, { 'call-resume-from': dir }), { env: env() })
     try {
       expect(report.stdout).toMatch(
@@ -282,6 +307,90 @@ describe('handoffs across versions', () => {
         /^::error::Input sealed-token is format m2m4, made by a newer version of this action than this step runs \(it reads m2m3, and m2m2 before it\): upgrade/
       )
       expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('applies a plan1 digest, the previous format, where it binds every call', async () => {
+    // A plan1 digest does not bind targets-where: only a step over every listed target can apply it.
+    const every = { call: 'DELETE /v1/targets/{id}' }
+    const earlier = await runAction(clientInputs(idp.url, api.url, every), { env: env() })
+    const digest = earlier.outputs['plan-digest']
+    earlier.cleanup()
+    expect(digest).toMatch(/^plan1\./)
+    api.requests.length = 0
+    const apply = await runAction(clientInputs(idp.url, api.url, { ...every, 'plan-digest': digest }), { env: env() })
+    try {
+      expect(apply.stdout.split('\n').filter(l => /^::(error|warning)/.test(l))).toEqual([])
+      expect(apply.code).toBe(0)
+      expect(calls().map(idOf).sort()).toEqual(targets.map(t => t.id))
+    } finally {
+      apply.cleanup()
+    }
+  })
+
+  it('refuses a plan digest of a newer format, naming both versions, before any request', async () => {
+    const run = await runAction(
+      clientInputs(idp.url, api.url, { call: 'DELETE /v1/targets/{id}', 'plan-digest': `plan3.10.${'a'.repeat(64)}` }),
+      { env: env() }
+    )
+    try {
+      expectFailure(
+        run,
+        /^::error::Input plan-digest is a plan3 digest, made by a newer version of this action than this step runs \(it reads plan2, and plan1 before it\): upgrade/
+      )
+      expect(idp.requests).toHaveLength(0)
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('counts no line of a results file of a newer format in a report, naming both versions, and fails', async () => {
+    writeFileSync(join(dir, 'results-1-1.jsonl'), '{"m2m":"results","format":3,"anything":"new"}\n')
+    const run = await runAction({ 'report-from': dir }, { door: 'report', env: env() })
+    try {
+      expect(run.code).toBe(1)
+      expect(run.stdout).toMatch(
+        /^::error::No result line was read from the 1 results file in .*\(the warnings say why\)/m
+      )
+      expect(run.stdout).toMatch(
+        /^::warning::.*results file of format 3, which this version of the action does not read \(it reads formats 1 and 2\): upgrade/m
+      )
+      expect(api.requests).toHaveLength(0)
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('refuses a results file of a newer format given to call-resume-from, before any call', async () => {
+    const list = await runAction(
+      { ...CREDENTIALS, 'auth-url': idp.url, 'base-url': api.url },
+      { door: 'list', env: env() }
+    )
+    const snapshot = artifact(list.outputs['targets-file'], 'targets')
+    const earlier = join(dir, 'earlier')
+    mkdirSync(earlier)
+    writeFileSync(join(earlier, 'results-1.jsonl'), '{"m2m":"results","format":3,"anything":"new"}\n')
+    const run = await runAction(
+      {
+        'sealed-token': list.outputs['sealed-token'],
+        'client-secret': CLIENT.secret,
+        'targets-from': snapshot,
+        'targets-digest': list.outputs['targets-digest'],
+        ...SCAN,
+        'call-resume-from': earlier
+      },
+      { door: 'shard', env: env(2) }
+    )
+    list.cleanup()
+    try {
+      expect(run.code).toBe(1)
+      expect(run.stdout).toMatch(
+        /^::error::.*results file of format 3, which this version of the action does not read \(it reads formats 1 and 2\): upgrade/m
+      )
+      expect(calls()).toHaveLength(0)
     } finally {
       run.cleanup()
     }
