@@ -54,6 +54,9 @@ beforeEach(() => {
   idp.requests.length = 0
 })
 
+// A whole workflow is some twenty action processes: more than jest's default on a busy machine.
+const WORKFLOW_MS = 180_000
+
 const hosts = () => ({ 'https://tenant.idp.example': idp.url, 'https://api.service.example': api.url })
 
 /** The client settings a sealed token carries in the clear (m2m3.<settings>.<sealed>). */
@@ -129,56 +132,68 @@ async function fanOut(swap?: typeof throughRoot) {
 }
 
 describe("the README's fan-out", () => {
-  it('runs through list/, shard/ and report/ with the inputs the README gives them, and re-runs only what failed', async () => {
-    const { run, firstCalls, rerunCalls } = await fanOut()
-    try {
-      expect(run.steps.filter(s => s.attempt === 1).map(s => s.door)).toEqual([
-        'list',
-        'shard',
-        'shard',
-        'shard',
-        'report'
-      ])
-      expect(run.steps.filter(s => s.job === 'scan' && s.attempt === 1).map(s => s.leg)).toEqual(['1/3', '2/3', '3/3'])
-      // One token for the whole run: the shards opened the sealed token.
-      expect(idp.requests).toHaveLength(1)
-      expect(firstCalls.sort()).toEqual(targets.map(t => t.id))
-      const [first, second] = recordOf(run).reports
-      expect(first.code).toBe(1)
-      expect(first.counts).toMatchObject({ targets: 450, succeeded: 447, failed: 3, missing: 0 })
-      expect((JSON.parse(first.shardsToRerun) as string[]).length).toBeGreaterThan(0)
-      // The re-run: the failed shards download their earlier results and call only what is left.
-      expect(rerunCalls.sort()).toEqual(['t-005', 't-200', 't-333'])
-      expect(run.steps.filter(s => s.job === 'scan' && s.attempt === 2).map(s => s.leg)).toEqual(
-        JSON.parse(first.shardsToRerun)
-      )
-      expect(second.code).toBe(0)
-      // Each target succeeded in one attempt or the other: the newer line of an earlier success is "skipped".
-      expect(second.counts).toMatchObject({ targets: 450, failed: 0, unknown: 0, missing: 0 })
-      expect(second.counts.succeeded + second.counts.skipped).toBe(450)
-      expect(second.counts.succeeded).toBeGreaterThanOrEqual(3)
-      expect(second.shardsToRerun).toBe('[]')
-    } finally {
-      run.cleanup()
-    }
-  })
+  it(
+    'runs through list/, shard/ and report/ with the inputs the README gives them, and re-runs only what failed',
+    async () => {
+      const { run, firstCalls, rerunCalls } = await fanOut()
+      try {
+        expect(run.steps.filter(s => s.attempt === 1).map(s => s.door)).toEqual([
+          'list',
+          'shard',
+          'shard',
+          'shard',
+          'report'
+        ])
+        expect(run.steps.filter(s => s.job === 'scan' && s.attempt === 1).map(s => s.leg)).toEqual([
+          '1/3',
+          '2/3',
+          '3/3'
+        ])
+        // One token for the whole run: the shards opened the sealed token.
+        expect(idp.requests).toHaveLength(1)
+        expect(firstCalls.sort()).toEqual(targets.map(t => t.id))
+        const [first, second] = recordOf(run).reports
+        expect(first.code).toBe(1)
+        expect(first.counts).toMatchObject({ targets: 450, succeeded: 447, failed: 3, missing: 0 })
+        expect((JSON.parse(first.shardsToRerun) as string[]).length).toBeGreaterThan(0)
+        // The re-run: the failed shards download their earlier results and call only what is left.
+        expect(rerunCalls.sort()).toEqual(['t-005', 't-200', 't-333'])
+        expect(run.steps.filter(s => s.job === 'scan' && s.attempt === 2).map(s => s.leg)).toEqual(
+          JSON.parse(first.shardsToRerun)
+        )
+        expect(second.code).toBe(0)
+        // Each target succeeded in one attempt or the other: the newer line of an earlier success is "skipped".
+        expect(second.counts).toMatchObject({ targets: 450, failed: 0, unknown: 0, missing: 0 })
+        expect(second.counts.succeeded + second.counts.skipped).toBe(450)
+        expect(second.counts.succeeded).toBeGreaterThanOrEqual(3)
+        expect(second.shardsToRerun).toBe('[]')
+      } finally {
+        run.cleanup()
+      }
+    },
+    WORKFLOW_MS
+  )
 
-  it('leaves the same record through the root action', async () => {
-    const doors = await fanOut()
-    const throughDoors = recordOf(doors.run)
-    doors.run.cleanup()
-    const root = await fanOut(throughRoot)
-    try {
-      expect(root.run.steps.every(s => s.door === 'root')).toBe(true)
-      expect(root.rerunCalls.sort()).toEqual(doors.rerunCalls.sort())
-      const throughRootRecord = recordOf(root.run)
-      expect(throughRootRecord.routines).toEqual(throughDoors.routines)
-      expect(throughRootRecord.reports).toEqual(throughDoors.reports)
-      expect(throughDoors.reports).toHaveLength(2)
-    } finally {
-      root.run.cleanup()
-    }
-  })
+  it(
+    'leaves the same record through the root action',
+    async () => {
+      const doors = await fanOut()
+      const throughDoors = recordOf(doors.run)
+      doors.run.cleanup()
+      const root = await fanOut(throughRoot)
+      try {
+        expect(root.run.steps.every(s => s.door === 'root')).toBe(true)
+        expect(root.rerunCalls.sort()).toEqual(doors.rerunCalls.sort())
+        const throughRootRecord = recordOf(root.run)
+        expect(throughRootRecord.routines).toEqual(throughDoors.routines)
+        expect(throughRootRecord.reports).toEqual(throughDoors.reports)
+        expect(throughDoors.reports).toHaveLength(2)
+      } finally {
+        root.run.cleanup()
+      }
+    },
+    WORKFLOW_MS
+  )
 })
 
 /** The README's plan/apply: the plan job, an approval (the environment's wait), the apply job. */
@@ -189,85 +204,104 @@ async function planApply(swap?: typeof throughRoot) {
 }
 
 describe("the README's plan, approve, apply", () => {
-  it('plans with the listing client, then deletes exactly the planned targets with the calling client', async () => {
-    const run = await planApply()
-    try {
-      expect(run.steps.map(s => `${s.job}:${s.door}`)).toEqual(['plan:list', 'plan:shard', 'apply:list', 'apply:shard'])
-      const [, plan, , apply] = run.steps
-      expect(plan.run.code).toBe(0)
-      expect(JSON.parse(plan.run.outputs.counts)).toMatchObject({ planned: RETIRED.length })
-      expect(apply.run.code).toBe(0)
-      const deletes = calls().filter(r => r.method === 'DELETE')
-      expect(deletes.map(idOf).sort()).toEqual(RETIRED)
-      expect(calls().filter(r => r.method !== 'DELETE')).toEqual([])
-      // The deletes carry the calling client's token, which the plan job never had.
-      expect(new Set(deletes.map(r => r.headers.authorization))).toEqual(
-        new Set([`Bearer ${tokens.get('client-call')}`])
-      )
-      expect(resultLines(apply.run.outputs['results-file']).map(l => l.outcome)).toEqual(RETIRED.map(() => 'succeeded'))
-    } finally {
-      run.cleanup()
-    }
-  })
+  it(
+    'plans with the listing client, then deletes exactly the planned targets with the calling client',
+    async () => {
+      const run = await planApply()
+      try {
+        expect(run.steps.map(s => `${s.job}:${s.door}`)).toEqual([
+          'plan:list',
+          'plan:shard',
+          'apply:list',
+          'apply:shard'
+        ])
+        const [, plan, , apply] = run.steps
+        expect(plan.run.code).toBe(0)
+        expect(JSON.parse(plan.run.outputs.counts)).toMatchObject({ planned: RETIRED.length })
+        expect(apply.run.code).toBe(0)
+        const deletes = calls().filter(r => r.method === 'DELETE')
+        expect(deletes.map(idOf).sort()).toEqual(RETIRED)
+        expect(calls().filter(r => r.method !== 'DELETE')).toEqual([])
+        // The deletes carry the calling client's token, which the plan job never had.
+        expect(new Set(deletes.map(r => r.headers.authorization))).toEqual(
+          new Set([`Bearer ${tokens.get('client-call')}`])
+        )
+        expect(resultLines(apply.run.outputs['results-file']).map(l => l.outcome)).toEqual(
+          RETIRED.map(() => 'succeeded')
+        )
+      } finally {
+        run.cleanup()
+      }
+    },
+    WORKFLOW_MS
+  )
 
-  it('leaves the same plan and the same record through the root action', async () => {
-    const doors = await planApply()
-    const throughDoors = recordOf(doors)
-    const planDigest = doors.steps[1].run.outputs['plan-digest']
-    doors.cleanup()
-    api.requests.length = 0
-    const root = await planApply(throughRoot)
-    try {
-      expect(root.steps.map(s => s.door)).toEqual(['root', 'root', 'root', 'root'])
-      expect(root.steps[1].run.outputs['plan-digest']).toBe(planDigest)
-      expect(calls().map(idOf).sort()).toEqual(RETIRED)
-      expect(recordOf(root).routines).toEqual(throughDoors.routines)
-    } finally {
-      root.cleanup()
-    }
-  })
+  it(
+    'leaves the same plan and the same record through the root action',
+    async () => {
+      const doors = await planApply()
+      const throughDoors = recordOf(doors)
+      const planDigest = doors.steps[1].run.outputs['plan-digest']
+      doors.cleanup()
+      api.requests.length = 0
+      const root = await planApply(throughRoot)
+      try {
+        expect(root.steps.map(s => s.door)).toEqual(['root', 'root', 'root', 'root'])
+        expect(root.steps[1].run.outputs['plan-digest']).toBe(planDigest)
+        expect(calls().map(idOf).sort()).toEqual(RETIRED)
+        expect(recordOf(root).routines).toEqual(throughDoors.routines)
+      } finally {
+        root.cleanup()
+      }
+    },
+    WORKFLOW_MS
+  )
 })
 
 describe("the Quick start's re-run recipe", () => {
-  it('keeps each attempt, prints the service’s reason for each failure with the jq line, and re-runs only those', async () => {
-    const run = new WorkflowRun(readmeWorkflow('Keep the record'))
-    failing = new Set(['t-010', 't-020'])
-    dropped = new Set(['t-030'])
-    try {
-      await run.attempt({ attempt: 1, secrets: SECRETS, hosts: hosts() })
-      expect(run.steps[0].run.code).toBe(1)
-      // The README's jq step, run as written on the results file the action wrote.
-      const printed = run.scripts[0].stdout
-        .trim()
-        .split('\n')
-        .map(l => JSON.parse(l) as { key: string; outcome: string; status: number | null; reason: unknown })
-      expect(printed.map(p => p.key)).toEqual(['t-010', 't-020', 't-030'])
-      for (const id of ['t-010', 't-020']) {
-        expect(printed.find(p => p.key === id)).toEqual({
-          key: id,
-          outcome: 'failed',
-          status: 409,
-          reason: { message: reasonOf(id) }
+  it(
+    'keeps each attempt, prints the service’s reason for each failure with the jq line, and re-runs only those',
+    async () => {
+      const run = new WorkflowRun(readmeWorkflow('Keep the record'))
+      failing = new Set(['t-010', 't-020'])
+      dropped = new Set(['t-030'])
+      try {
+        await run.attempt({ attempt: 1, secrets: SECRETS, hosts: hosts() })
+        expect(run.steps[0].run.code).toBe(1)
+        // The README's jq step, run as written on the results file the action wrote.
+        const printed = run.scripts[0].stdout
+          .trim()
+          .split('\n')
+          .map(l => JSON.parse(l) as { key: string; outcome: string; status: number | null; reason: unknown })
+        expect(printed.map(p => p.key)).toEqual(['t-010', 't-020', 't-030'])
+        for (const id of ['t-010', 't-020']) {
+          expect(printed.find(p => p.key === id)).toEqual({
+            key: id,
+            outcome: 'failed',
+            status: 409,
+            reason: { message: reasonOf(id) }
+          })
+        }
+        // No answer at all: the reason is the action's own.
+        expect(printed.find(p => p.key === 't-030')).toEqual({
+          key: 't-030',
+          outcome: 'unknown',
+          status: null,
+          reason: expect.stringMatching(/\w/)
         })
+        api.requests.length = 0
+        failing = new Set()
+        dropped = new Set()
+        await run.attempt({ attempt: 2, secrets: SECRETS, hosts: hosts() })
+        expect(calls().map(idOf).sort()).toEqual(['t-010', 't-020', 't-030'])
+        expect(run.steps[1].run.code).toBe(0)
+        expect(JSON.parse(run.steps[1].run.outputs['calls-skipped'])).toBe(447)
+        // Nothing left undone: the jq line prints nothing.
+        expect(run.scripts[1].stdout).toBe('')
+      } finally {
+        run.cleanup()
       }
-      // No answer at all: the reason is the action's own.
-      expect(printed.find(p => p.key === 't-030')).toEqual({
-        key: 't-030',
-        outcome: 'unknown',
-        status: null,
-        reason: expect.stringMatching(/\w/)
-      })
-      api.requests.length = 0
-      failing = new Set()
-      dropped = new Set()
-      await run.attempt({ attempt: 2, secrets: SECRETS, hosts: hosts() })
-      expect(calls().map(idOf).sort()).toEqual(['t-010', 't-020', 't-030'])
-      expect(run.steps[1].run.code).toBe(0)
-      expect(JSON.parse(run.steps[1].run.outputs['calls-skipped'])).toBe(447)
-      // Nothing left undone: the jq line prints nothing.
-      expect(run.scripts[1].stdout).toBe('')
-    } finally {
-      run.cleanup()
-    }
-  })
+    },
+    WORKFLOW_MS
+  )
 })
