@@ -5,8 +5,8 @@ import { getHeapSpaceStatistics, HeapSpaceInfo, setFlagsFromString } from 'node:
  * allocation rate, so peak RSS grew with the number of calls (220 MiB for 1,000,000 POSTs). The
  * action cannot pass node flags (runs.main), and --max-semi-space-size set at run time is not read
  * again; --semi-space-growth-factor is, at each growth. So once the new space has reached
- * `limitBytes` it is told to grow no further: peak RSS then stays flat at no cost in rate (100,000 POSTs at concurrency 64: 204 -> 120 MiB)
- *.
+ * `limitBytes` it is told to grow no further: peak RSS then stays flat at no cost in rate
+ * (100,000 POSTs at concurrency 64: 204 -> 120 MiB).
  */
 export const NEW_SPACE_LIMIT_BYTES = 8 * 1024 * 1024
 const CHECK_EVERY_MS = 25
