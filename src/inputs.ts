@@ -69,7 +69,8 @@ export function getInputs(door: DoorName = 'root'): Inputs {
     maxAttempts: integer('max-attempts', 1, 10),
     maxPages: integer('max-pages', 1, 100_000),
     shardSize: integer('shard-size', 1, 100_000),
-    sealToken: door === 'list' || (door === 'root' && (boolean('seal-token') || read('shard-size') !== DEFAULTS['shard-size'])),
+    sealToken:
+      door === 'list' || (door === 'root' && (boolean('seal-token') || read('shard-size') !== DEFAULTS['shard-size'])),
     minValiditySeconds: integer('min-validity-seconds', 0, 31_536_000),
     listTargets: boolean('list-targets'),
     shard: shard('list-targets'),

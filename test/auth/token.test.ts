@@ -236,7 +236,10 @@ describe('obtainToken: the edges of each source', () => {
 
   it('seals nothing, and says nothing of it, when no sealed token is wanted', async () => {
     issued({ access_token: 'unwanted-seal-token-1', expires_in: 600 })
-    for (const options of [{ ...base, sealToken: false }, { ...base, sealToken: undefined }]) {
+    for (const options of [
+      { ...base, sealToken: false },
+      { ...base, sealToken: undefined }
+    ]) {
       const got = await obtainToken(options, recordingHttp().http, NOW)
       await expect(got.sealed).resolves.toBeUndefined()
       issued({ access_token: 'unwanted-seal-token-1', expires_in: 600 })

@@ -64,7 +64,9 @@ describe('youngGenerationCap', () => {
 })
 
 describe('capYoungGeneration', () => {
-  afterEach(() => jest.useRealTimers())
+  afterEach(() => {
+    jest.useRealTimers()
+  })
 
   it('checks on a timer until the cap holds, then stops', () => {
     jest.useFakeTimers()
