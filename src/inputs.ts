@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { Credentials } from './auth/credentials.js'
 import { CallInputs, call } from './inputs/call.js'
 import { readCredentials } from './inputs/credentials.js'
-import { boolean, integer, number, url } from './inputs/read.js'
+import { boolean, integer, number, read, url } from './inputs/read.js'
 import { shard, snapshot, where } from './inputs/targets.js'
 import { shardHandoff } from './inputs/handoff.js'
 import { currentDoor, DoorName, givenButUnused } from './doors.js'
@@ -21,6 +21,11 @@ export interface Inputs {
   readonly credentials?: Credentials
   readonly token?: string
   readonly sealedToken?: string
+  /**
+   * Whether to seal the token for the sealed-token output: the list door always does; the root
+   * action with seal-token, or a shard-size other than its default. Sealing costs a scrypt.
+   */
+  readonly sealToken: boolean
   readonly minValiditySeconds: number
   readonly baseUrl: URL
   readonly listTargets: boolean
@@ -64,6 +69,8 @@ export function getInputs(door: DoorName = 'root'): Inputs {
     maxAttempts: integer('max-attempts', 1, 10),
     maxPages: integer('max-pages', 1, 100_000),
     shardSize: integer('shard-size', 1, 100_000),
+    sealToken:
+      door === 'list' || (door === 'root' && (boolean('seal-token') || read('shard-size') !== DEFAULTS['shard-size'])),
     minValiditySeconds: integer('min-validity-seconds', 0, 31_536_000),
     listTargets: boolean('list-targets'),
     shard: shard('list-targets'),

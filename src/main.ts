@@ -14,15 +14,10 @@ import { getInputs, Inputs } from './inputs.js'
 import { reportInputs } from './inputs/report.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
-import { RoutineResult } from './routine/routine.js'
-import { routineError } from './routine/verdict.js'
-import { reportEveryShard } from './report-step.js'
-import { callEveryTarget } from './routine-step.js'
-import { RoutineSetup } from './routine-setup.js'
+import type { RoutineResult } from './routine/routine.js'
 import { mask, redact } from './secrets.js'
 import { Collected, listInto, readInto } from './targets/collect.js'
 import { TargetsFile } from './targets/file.js'
-import { compileSelection } from './targets/select.js'
 
 const USER_AGENT = 'm2m-targets-action/1'
 
@@ -64,7 +59,8 @@ export async function run(options: RunOptions = {}): Promise<void> {
     trustEnvironment(core.warning, mask)
     // Report mode makes no request and needs no credential: it reads results files only.
     const report = door?.name === 'list' || door?.name === 'shard' ? undefined : reportInputs(door?.name === 'report')
-    if (report) return await reportEveryShard(report, writeSummary, door)
+    // Each mode's code is loaded only when the step is that mode: a token-and-list step loads less.
+    if (report) return await (await import('./report-step.js')).reportEveryShard(report, writeSummary, door)
     const inputs = getInputs(door?.name)
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,
@@ -86,10 +82,13 @@ export async function run(options: RunOptions = {}): Promise<void> {
   if (made.calls?.cancelled) exit(1)
 }
 
-/** The run's record key (record-key.ts), when the step holds a secret to derive it from. */
+/**
+ * The run's record key (record-key.ts), when the step holds a secret to derive it from and signs a
+ * record or hands the key on with a sealed token: its scrypt is not paid otherwise.
+ */
 function recordKeyOf(inputs: Inputs): Promise<RecordSigner | undefined> {
   const { credentials } = inputs
-  if (!credentials) return Promise.resolve(undefined)
+  if (!credentials || !(inputs.sealToken || inputs.call)) return Promise.resolve(undefined)
   const key = runSealKey(credentials, inputs.baseUrl, process.env.GITHUB_RUN_ID, inputs.sealedToken)
   const signer = key.then(k => k && recordSigner(k))
   signer.catch(() => undefined) // awaited where it is used; never an unhandled rejection meanwhile
@@ -110,10 +109,16 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   const recordKey = recordKeyOf(inputs)
   // Every target is checked against the call as it passes into the targets file, and the plan
   // and the waves' ranks are worked out there too: no extra read of the list.
-  const setup = inputs.call && new RoutineSetup(inputs, inputs.call.resumeFrom ? await recordKey : undefined)
+  const routine = inputs.call && (await import('./routine-step.js'))
+  const setup =
+    inputs.call &&
+    new (await import('./routine-setup.js')).RoutineSetup(inputs, inputs.call.resumeFrom ? await recordKey : undefined)
   const onTarget = setup?.onTarget
   // A condition that does not parse fails here, before any request.
-  const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
+  const select =
+    inputs.targetsWhere === undefined
+      ? undefined
+      : await (await import('./targets/select.js')).compileSelection(inputs.targetsWhere)
   const newFile = (): TargetsFile =>
     (made.file = new TargetsFile({ dir: tempDir, shard: inputs.shard, select, onTarget }))
   // A snapshot is read before any request: a bad one (or one the call cannot be made for) fails
@@ -134,11 +139,11 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   }
   // Bound before any call: a plan-digest that does not match fails the step here.
   plan ??= await setup?.planDigest(targets)
-  if (setup) {
+  if (setup && routine) {
     const onRecord = (): void => {
       made.phase = 'routine'
     }
-    made.calls = await callEveryTarget(http, inputs, {
+    made.calls = await routine.callEveryTarget(http, inputs, {
       bearer,
       targets,
       signer: await recordKey,
@@ -182,7 +187,7 @@ async function finish(
   const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
   const routine = calls && { call: inputs.call!.text, calls, plan: inputs.call!.dryRun ? plan : undefined }
   const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), routine) : undefined
-  const failure = calls && routineError(inputs.call!.text, calls)
+  const failure = calls && (await import('./routine/verdict.js')).routineError(inputs.call!.text, calls)
   // A routine's summary is written whatever follows: it is the record the person on call reads.
   if (summary && failure) writeSummary(summary)
   publish({

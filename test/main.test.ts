@@ -73,13 +73,36 @@ describe('run', () => {
       'target-count': '2',
       shards: '["1/1"]'
     })
-    expect(outputs()['sealed-token']).toMatch(/^m2m3\./)
+    // Nothing is handed on: no scrypt, no sealed token, no record key.
+    expect(outputs()['sealed-token']).toBe('')
+    expect(outputs()['record-key']).toBeUndefined()
     expect(JSON.parse(readFileSync(outputs()['targets-file'], 'utf8'))).toEqual([{ id: 'a' }, { id: 'b' }])
     expect(written).toContain('::group::Listing targets page by page\n')
     expect(written).toContain('Page 2: 1 targets (2 so far)\n')
     expect(written).toContain('::endgroup::\n')
     expect(written).toContain('Listed 2 targets\n')
     expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toContain('- **Targets**: 2 from')
+  })
+
+  it.each([
+    ['seal-token', 'true'],
+    ['shard-size', '50']
+  ])('seals the token and gives the record key with %s %s', async (name, value) => {
+    process.env[`INPUT_${name.toUpperCase()}`] = value
+    token()
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }])
+    await run()
+    expect(errors()).toEqual([])
+    expect(outputs()['sealed-token']).toMatch(/^m2m3\./)
+    expect(outputs()['record-key']).toMatch(/^m2mrk1\./)
+  })
+
+  it('fails on a seal-token that is not true or false, before any request', async () => {
+    process.env['INPUT_SEAL-TOKEN'] = 'yes'
+    await run()
+    expect(errors()).toEqual(['::error::Input seal-token must be true or false, got "yes"\n'])
   })
 
   it('logs no page group for a one-page list', async () => {

@@ -89,6 +89,8 @@ export interface TokenOptions {
   readonly shardJob?: boolean
   /** The workflow run: a sealed token made here is salted with it (sealed.ts, runSalt). */
   readonly runId?: string
+  /** Whether a fresh token is sealed for the sealed-token output: it costs a scrypt. */
+  readonly sealToken?: boolean
 }
 
 /** The token to use: the `token` input, a still-valid `sealed-token`, or a fresh exchange. */
@@ -140,8 +142,9 @@ export async function obtainToken(inputs: TokenOptions, http: Http, now = Date.n
   const token = issuedToken(issued, now)
   // The key derivation starts once there is a token to seal, on the thread pool, and overlaps the
   // listing. Not before: a derivation under way holds the process open when the exchange fails.
-  const sealer = canSeal(credentials) ? new Sealer(credentials, inputs.baseUrl, inputs.runId) : undefined
-  if (!sealer) {
+  const sealable = inputs.sealToken === true && canSeal(credentials)
+  const sealer = sealable ? new Sealer(credentials, inputs.baseUrl, inputs.runId) : undefined
+  if (inputs.sealToken && !sealer) {
     core.info(
       `No sealed-token output: client-auth ${credentials.auth.method} holds no secret to seal with, so each job of a fan-out exchanges its own`
     )

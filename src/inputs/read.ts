@@ -8,6 +8,7 @@ export const DEFAULTS: Readonly<Record<string, string>> = {
   'max-attempts': '6',
   'max-pages': '1000',
   'shard-size': '100',
+  'seal-token': 'false',
   summary: 'true',
   'targets-output': 'true',
   'call-concurrency': '4',

@@ -20,7 +20,8 @@ const base: TokenOptions = {
     bodyFormat: 'json'
   },
   minValiditySeconds: 300,
-  baseUrl: new URL('https://api.test/')
+  baseUrl: new URL('https://api.test/'),
+  sealToken: true
 }
 const issued = (body: object) => nock(IDP).post('/oauth/token').reply(200, body)
 
@@ -230,6 +231,26 @@ describe('obtainToken: the edges of each source', () => {
       scope: 'read:targets',
       expiresAtMs: NOW + 600_000
     })
+    expect(written.some(l => l.startsWith('No sealed-token output'))).toBe(false)
+  })
+
+  it('seals nothing, and says nothing of it, when no sealed token is wanted', async () => {
+    issued({ access_token: 'unwanted-seal-token-1', expires_in: 600 })
+    for (const options of [
+      { ...base, sealToken: false },
+      { ...base, sealToken: undefined }
+    ]) {
+      const got = await obtainToken(options, recordingHttp().http, NOW)
+      await expect(got.sealed).resolves.toBeUndefined()
+      issued({ access_token: 'unwanted-seal-token-1', expires_in: 600 })
+    }
+    expect(written.some(l => l.startsWith('No sealed-token output'))).toBe(false)
+  })
+
+  it('says nothing of a missing seal for a client-auth without a secret when none is wanted', async () => {
+    issued({ access_token: 'unsealed-token-2', expires_in: 600 })
+    const options = { ...base, credentials: { ...base.credentials!, auth: noSecret }, sealToken: false }
+    await expect((await obtainToken(options, recordingHttp().http, NOW)).sealed).resolves.toBeUndefined()
     expect(written.some(l => l.startsWith('No sealed-token output'))).toBe(false)
   })
 

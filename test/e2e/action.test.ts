@@ -89,8 +89,8 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
         'expires-in': '86400',
         'expires-at': expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
         scope: 'read:client_grants',
-        'sealed-token': expect.stringMatching(/^m2m3\./),
-        'record-key': expect.stringMatching(/^m2mrk1\.[A-Za-z0-9_-]{43}$/),
+        // A step that hands nothing on seals nothing: no sealed token, no record key.
+        'sealed-token': '',
         targets: JSON.stringify(TARGETS),
         'target-count': '2',
         'targets-file': expect.stringContaining(run.runnerTemp),

@@ -77,7 +77,7 @@ const runnerEnv = { ACTIONS_ID_TOKEN_REQUEST_URL: '', ACTIONS_ID_TOKEN_REQUEST_T
 
 describe('client-auth: github-oidc', () => {
   it('sends the job ID token as a client assertion, which the provider verifies against the JWKS', async () => {
-    const run = await runAction(inputs(), {
+    const run = await runAction(inputs({ 'seal-token': 'true' }), {
       env: { ...runnerEnv, ACTIONS_ID_TOKEN_REQUEST_URL: `${github.url}/token?api-version=2.0` }
     })
     try {

@@ -26,7 +26,7 @@ beforeEach(() => {
 const inputs = (extra: Record<string, string> = {}) => clientInputs(idp.url, api.url, extra)
 
 async function mint(extra: Record<string, string> = {}, debug = false): Promise<string> {
-  const run = await runAction(inputs(extra), { debug })
+  const run = await runAction(inputs({ 'seal-token': 'true', ...extra }), { debug })
   run.cleanup()
   expect(run.code).toBe(0)
   expect(run.outputs['token-source']).toBe('exchange')
