@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 
@@ -93,17 +93,23 @@ export function maskLog(raw, debug = false) {
   return shown.join('\n')
 }
 
+/** Inputs whose values a step record leaves out. */
+const SECRET_INPUTS = new Set(['client-secret', 'private-key', 'token'])
+
 /**
  * Runs the action once (`onChild` receives the process, to signal it). Returns its exit code, raw stdout and stderr, the log as a runner shows
  * it, the outputs, exported variables and job summary it wrote, and its RUNNER_TEMP.
+ * With `dir` (a new folder) the step runs there and leaves a record of itself in it, for the
+ * caller to keep: step.json (door, entry, inputs with secrets as ***, env, exit code), stdout, stderr.
  */
 export async function runAction(
   inputs,
-  { env = {}, debug = false, door = 'root', entry = undefined, onChild = undefined } = {}
+  { env = {}, debug = false, door = 'root', entry = undefined, onChild = undefined, dir: given = undefined } = {}
 ) {
   const { dir: actionDir, action } = actionOf(door)
   const main = entry ?? join(actionDir, action.runs.main)
-  const dir = mkdtempSync(join(tmpdir(), 'm2m-runner-'))
+  const dir = given ?? mkdtempSync(join(tmpdir(), 'm2m-runner-'))
+  if (given) mkdirSync(dir, { recursive: true, mode: 0o700 })
   const files = {
     GITHUB_OUTPUT: 'output',
     GITHUB_ENV: 'env',
@@ -137,6 +143,13 @@ export async function runAction(
   onChild?.(child)
   const code = await new Promise(resolve => child.on('close', resolve))
   const read = name => readFileSync(fileEnv[name], 'utf8')
+  if (given) {
+    const shown = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, SECRET_INPUTS.has(k) ? '***' : v]))
+    const entryPath = relative(root, main)
+    writeFileSync(join(dir, 'step.json'), JSON.stringify({ door, entry: entryPath, inputs: shown, env, code }, null, 2))
+    writeFileSync(join(dir, 'stdout'), stdout)
+    writeFileSync(join(dir, 'stderr'), stderr)
+  }
   const result = {
     code,
     stdout,

@@ -1,7 +1,8 @@
 // A small demo identity provider and service on 127.0.0.1, behaving as the real ones are documented:
 // POST /oauth/token takes the JSON client-credentials body and issues a signed JWT;
 // GET /v1/targets takes that JWT as a bearer token and lists targets, two pages linked by Link;
-// POST /v1/targets/{id}/scans queues a scan (409 for a paused target).
+// POST /v1/targets/{id}/scans queues a scan: 409 for ever for the paused target, and a 503 for the
+// first scan of the busy one (its scanner is busy once, then free), so a re-run has work left.
 import { createHmac, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 
@@ -18,6 +19,8 @@ const TARGETS = [
   { id: 'tgt-004', name: 'ci-runner-pool', type: 'host', status: 'active' },
   { id: 'tgt-005', name: 'reports-bucket', type: 'storage', status: 'active' }
 ]
+/** Targets whose first scan gets a 503 (the scanner is busy) and every later one a 202. */
+const BUSY_ONCE = new Set(['tgt-004'])
 
 const b64 = value => Buffer.from(JSON.stringify(value)).toString('base64url')
 
@@ -46,6 +49,7 @@ export async function startDemoServers() {
   const key = randomBytes(32)
   const sign = data => createHmac('sha256', key).update(data).digest('base64url')
   let tokenRequests = 0
+  const scanned = new Set()
   const idp = createServer(async (req, res) => {
     if (req.method !== 'POST' || req.url !== '/oauth/token') return send(res, 404, { error: 'not_found' })
     tokenRequests++
@@ -85,6 +89,9 @@ export async function startDemoServers() {
       const target = TARGETS.find(t => t.id === decodeURIComponent(scan[1]))
       if (!target) return send(res, 404, { message: 'No such target' })
       if (target.status === 'paused') return send(res, 409, { code: 'paused', message: 'The target is paused' })
+      const first = !scanned.has(target.id)
+      scanned.add(target.id)
+      if (BUSY_ONCE.has(target.id) && first) return send(res, 503, { code: 'busy', message: 'The scanner is busy' })
       return send(res, 202, { scan: `scan-${target.id}`, state: 'queued' })
     }
     if (req.method !== 'GET' || url.pathname !== '/v1/targets') return send(res, 404, { message: 'Not found' })

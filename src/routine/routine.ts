@@ -99,7 +99,7 @@ class RoutineRun {
     // The grace runs from the cancellation, which may come while the calls are being drained.
     const grace = (): number =>
       this.cancelledAt === undefined ? Infinity : Math.max(0, this.cancelledAt + this.drainMs - this.now())
-    for (const entry of await this.scheduler.drain(grace)) this.abandon(entry)
+    for (const entry of await this.scheduler.drain(grace, this.options.setTimer)) this.abandon(entry)
   }
 
   private waveFeed(targets: NonNullable<RoutineOptions['targets']>): WaveFeed {

@@ -59,6 +59,8 @@ export interface RoutineOptions {
   /** A second signal: the record is flushed and closed at once. */
   readonly hardStop?: AbortSignal
   readonly drainMs?: number
+  /** The drain's timer: setTimeout, or a test's clock that fires when told. */
+  readonly setTimer?: typeof setTimeout
   /** Told of the results file once it exists, before the first call. */
   readonly onRecord?: (path: string) => void
   readonly info: (message: string) => void

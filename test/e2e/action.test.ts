@@ -44,7 +44,9 @@ const inputs = (extra: Record<string, string> = {}) => clientInputs(`${idp.url}/
 
 describe.each([false, true])('the action end to end (debug %s)', debug => {
   it('exchanges credentials, masks the token, lists targets and sets every output', async () => {
+    const before = Date.now()
     const run = await runAction(inputs(), { debug })
+    const after = Date.now()
     try {
       expect(run.code).toBe(0)
       expect(idp.requests).toHaveLength(1)
@@ -99,7 +101,10 @@ describe.each([false, true])('the action end to end (debug %s)', debug => {
       })
       const written = readFileSync(run.outputs['targets-file'])
       expect(run.outputs['targets-digest']).toBe(`sha256:${createHash('sha256').update(written).digest('hex')}`)
-      expect(Math.abs(Date.parse(run.outputs['expires-at']) - (Date.now() + 86_400_000))).toBeLessThan(60_000)
+      // expires_in counted from when the token came: between the step's start and its end, to the second.
+      const expiresAt = Date.parse(run.outputs['expires-at'])
+      expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 86_400_000)
+      expect(expiresAt).toBeLessThanOrEqual(after + 86_400_000)
       expect(JSON.parse(readFileSync(run.outputs['targets-file'], 'utf8'))).toEqual(TARGETS)
       expect(statSync(run.outputs['targets-file']).mode & 0o777).toBe(0o600)
       expect(run.summary).toContain('- **Targets**: 2 from')

@@ -6,7 +6,7 @@ import { expectFailure, expectNoLeaks, json, runAction, startServer, TestServer 
 
 // Real OAuth 2.0 servers, not our mocks. django-oauth-toolkit comes from Debian
 // (python3-django-oauth-toolkit), which .ci/run installs; on a machine without it these tests are
-// skipped with a note, unless REQUIRE_REAL_IDPS=1 (as in CI) makes its absence a failure.
+// skipped, their names saying why, unless REQUIRE_REAL_IDPS=1 (as in CI) makes its absence a failure.
 const CLIENT_ID = 'real-idp-client'
 const CLIENT_SECRET = 'real "secret" \\ ü-✓ +/x'
 const PYTHON = '/usr/bin/python3'
@@ -57,15 +57,15 @@ const haveDot = hasDjangoOAuthToolkit()
 if (!haveDot && process.env.REQUIRE_REAL_IDPS === '1') {
   throw new Error('REQUIRE_REAL_IDPS=1 but python3-django-oauth-toolkit is not installed')
 }
-if (!haveDot) {
-  // eslint-disable-next-line no-console
-  console.warn('Skipping the django-oauth-toolkit tests: apt-get install python3-django-oauth-toolkit to run them')
-}
+// Without it the tests are skipped, and their names say why: no console output.
+const DOT_TITLE = haveDot
+  ? 'django-oauth-toolkit, %s body (debug %s)'
+  : 'django-oauth-toolkit, %s body (debug %s): skipped, python3-django-oauth-toolkit is not installed (apt-get install python3-django-oauth-toolkit)'
 
 describe.each([
   ['json', false],
   ['form', true]
-])('django-oauth-toolkit, %s body (debug %s)', (format, debug) => {
+])(DOT_TITLE, (format, debug) => {
   const maybe = haveDot ? it : it.skip
   let dot: RealServer
   beforeAll(async () => {

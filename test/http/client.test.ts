@@ -404,18 +404,20 @@ describe('timeouts', () => {
   it('lets a body that keeps arriving run past the idle limit', async () => {
     async function* steadyBody(): AsyncGenerator<string> {
       yield '['
-      for (let i = 0; i < 5; i++) {
-        await new Promise(resolve => setTimeout(resolve, 40))
+      for (let i = 0; i < 12; i++) {
+        await new Promise(resolve => setTimeout(resolve, 100))
         yield `${i},`
       }
-      yield '5]'
+      yield '12]'
     }
     nock(ORIGIN)
       .get('/v1/targets')
       .reply(200, () => Readable.from(steadyBody()))
-    const { http } = recordingHttp({ timeoutMs: 5000, idleTimeoutMs: 100, maxAttempts: 1 })
+    // 1.2 s in all, past the idle limit; each gap a tenth of it, so that a busy machine's late timers
+    // do not make a gap look like the limit.
+    const { http } = recordingHttp({ timeoutMs: 10_000, idleTimeoutMs: 1000, maxAttempts: 1 })
     const res = await send(http, get())
-    expect(res.body.toString()).toBe('[0,1,2,3,4,5]')
+    expect(res.body.toString()).toBe('[0,1,2,3,4,5,6,7,8,9,10,11,12]')
   })
 
   it('fails a body that stalls for the idle limit', async () => {

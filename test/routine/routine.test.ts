@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals'
-import { getEventListeners } from 'node:events'
+import { EventEmitter, getEventListeners } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +9,8 @@ import { RequestError, ServerWaitError } from '../../src/http/errors.js'
 import { parseExact } from '../../src/json.js'
 import { parseCall } from '../../src/service/call.js'
 import { Preflight } from '../../src/routine/preflight.js'
-import { RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/routine.js'
+import { Cancellation } from '../../src/cancel.js'
+import { DRAIN_MS, RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/routine.js'
 import { routineError } from '../../src/routine/verdict.js'
 import { mask } from '../../src/secrets.js'
 import { targetKey } from '../../src/targets/key.js'
@@ -716,6 +717,64 @@ describe('a routine, its skips, drain and clean-up', () => {
     )
     expect(result.cancelled).toBe(true)
     expect(outcomes(result)).toEqual({ succeeded: 1 })
+  })
+
+  // The runner sends SIGINT, then SIGTERM 7.5 s later (src/cancel.ts). What the drain promises is
+  // held here on a clock the test moves, so that a busy machine cannot fail it; bench/cancel.js
+  // measures the real time.
+  it("writes its record when the drain's grace is up after the runner's SIGINT, before its SIGTERM", async () => {
+    const clock = { now: 0 }
+    const timers: { fn: () => void; at: number }[] = []
+    const setTimer = ((fn: () => void, ms: number) => {
+      timers.push({ fn, at: clock.now + ms })
+      return { fake: timers.length }
+    }) as unknown as typeof setTimeout
+    const runner = new EventEmitter()
+    const cancellation = new Cancellation(runner, () => undefined)
+    let sent = 0
+    const transport: Transport = {
+      send: async (_request, gate) => {
+        await gate?.ready()
+        sent++
+        return new Promise<HttpResponse>(() => undefined) // the service never answers
+      }
+    }
+    let result: RoutineResult | undefined
+    const running = runRoutine(
+      transport,
+      options({
+        targets: fedUntil(cancellation.signal, ids(4)),
+        count: 4,
+        signal: cancellation.signal,
+        hardStop: cancellation.hardStop,
+        now: () => clock.now,
+        setTimer
+      })
+    ).then(r => (result = r))
+    while (sent < 2) await new Promise(resolve => setImmediate(resolve))
+    clock.now = 1000
+    runner.emit('SIGINT', 'SIGINT')
+    for (let i = 0; i < 20; i++) await new Promise(resolve => setImmediate(resolve))
+    expect(result).toBeUndefined() // the calls in flight get their grace
+    expect(timers.map(t => t.at)).toEqual([1000 + DRAIN_MS])
+    expect(timers[0]!.at).toBeLessThan(1000 + 7500) // the runner's SIGTERM
+    clock.now = timers[0]!.at
+    timers[0]!.fn()
+    await running
+    cancellation.dispose()
+    expect(result!.cancelled).toBe(true)
+    expect(sent).toBe(2) // nothing started after the signal
+    expect(outcomes(result!)).toEqual({ unknown: 2, 'not-made': 2 })
+    expect(
+      lines(result!.resultsFile)
+        .map(l => [l.id, l.outcome])
+        .sort()
+    ).toEqual([
+      ['t0', 'unknown'],
+      ['t1', 'unknown'],
+      ['t2', 'not-made'],
+      ['t3', 'not-made']
+    ])
   })
 
   it('counts the drain from the cancellation: a call still open when it is up is unknown', async () => {
