@@ -45,3 +45,14 @@ export function logSafe(text: string): string {
 export function quoted(text: string): string {
   return `"${logSafe(text)}"`
 }
+
+/** "51 ms", "4.2 s", "42 s", "3 min 5 s", "1 h 2 min": how long something took, never "0 s". */
+export function formatElapsed(ms: number): string {
+  const t = Math.max(0, ms)
+  if (t < 1000) return `${Math.round(t)} ms`
+  if (t < 9950) return `${+(t / 1000).toFixed(1)} s`
+  const s = Math.round(t / 1000)
+  if (s < 60) return `${s} s`
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`
+  return formatDuration(s)
+}

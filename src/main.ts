@@ -149,6 +149,7 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
       signer: await recordKey,
       plan: inputs.call?.planDigest ?? plan,
       earlier: setup.earlier,
+      skipped: setup.skipped,
       ranks: setup.waveRanks,
       resultsDir: tempDir,
       signals: cancellation,

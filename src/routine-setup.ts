@@ -33,6 +33,7 @@ export class RoutineSetup {
   private readonly preflight: Preflight
   private readonly ranks?: RankList
   private readonly plan?: PlanBuilder
+  private finishedEarlier = 0
 
   /** `signer`: the run's record key, which earlier records must be signed with; none without a secret. */
   constructor(
@@ -66,12 +67,18 @@ export class RoutineSetup {
   /** Sees each target the step keeps, in order. */
   readonly onTarget = (target: unknown): void => {
     const ok = this.preflight.check(target)
-    const key = this.ranks || this.plan ? targetKey(target) : ''
+    const key = this.ranks || this.plan || this.earlier ? targetKey(target) : ''
     this.ranks?.add(waveRank(key))
+    if (this.earlier && this.earlier.finished(key) !== undefined) this.finishedEarlier++
     if (!this.plan || !ok) return
     if (this.skips(key)) return this.plan.skip(key)
     const { spec } = this.inputs.call!
     this.plan.add(key, spec.method, renderPath(spec, target), renderBody(spec, target))
+  }
+
+  /** How many of the targets seen an earlier attempt finished: the routine skips them. */
+  get skipped(): number {
+    return this.finishedEarlier
   }
 
   /** Throws when a target seen so far cannot be called. */

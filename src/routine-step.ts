@@ -61,6 +61,8 @@ export interface RoutineStage {
   readonly signer?: RecordSigner
   /** What earlier attempts finished (call-resume-from), read before the targets. */
   readonly earlier?: EarlierResults
+  /** How many of the targets `earlier` finished: skipped, not called. */
+  readonly skipped?: number
   /** The targets' wave ranks in list order, with call-waves or call-canary. */
   readonly ranks?: Uint32Array
   readonly resultsDir: string
@@ -85,7 +87,7 @@ export async function callEveryTarget(http: Transport, inputs: Inputs, stage: Ro
   const header = recordHeader(inputs, stage, recordFingerprint(operation, call.accept))
   const { earlier } = stage
   const count = targets?.listing.count ?? 1
-  sayWhatComes(call, targets ? `${formatCount(count)} target${count === 1 ? '' : 's'}` : 'one call', header, waves)
+  sayWhatComes(call, targets ? targetsText(count, stage.skipped ?? 0) : 'one call', header, waves)
   // The calls' garbage is young: held in a new space that stops growing, peak RSS stays flat.
   const uncap = capYoungGeneration()
   return runRoutine(http, {
@@ -144,6 +146,17 @@ function recordHeader(inputs: Inputs, stage: RoutineStage, fingerprint: string):
     canary: inputs.call!.canary !== undefined,
     key: stage.signer?.publicKey ?? null
   }
+}
+
+/** "500 targets", or "13 of 500 targets (487 done in an earlier attempt are skipped)". */
+export function targetsText(count: number, skipped: number): string {
+  const all = `${formatCount(count)} target${count === 1 ? '' : 's'}`
+  if (skipped === 0) return all
+  const them =
+    skipped === 1
+      ? '1 done in an earlier attempt is skipped'
+      : `${formatCount(skipped)} done in an earlier attempt are skipped`
+  return `${formatCount(Math.max(0, count - skipped))} of ${all} (${them})`
 }
 
 /** The log's word on what the routine is about to do. */

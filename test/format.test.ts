@@ -1,4 +1,4 @@
-import { formatBytes, formatCount, formatDuration, logSafe, quoted } from '../src/format.js'
+import { formatBytes, formatCount, formatDuration, formatElapsed, logSafe, quoted } from '../src/format.js'
 
 describe('formatCount', () => {
   it.each([
@@ -56,5 +56,28 @@ describe('logSafe and quoted', () => {
   ])('keeps %s from starting a log line', (_, text, safe) => {
     expect(logSafe(text)).toBe(safe)
     expect(quoted(text)).toBe(`"${safe}"`)
+  })
+})
+
+describe('formatElapsed', () => {
+  it.each<[number, string]>([
+    [0, '0 ms'],
+    [-5, '0 ms'],
+    [51.4, '51 ms'],
+    [999, '999 ms'],
+    [1000, '1 s'],
+    [4210, '4.2 s'],
+    [9949, '9.9 s'],
+    [9950, '10 s'],
+    [42_400, '42 s'],
+    [59_499, '59 s'],
+    [59_500, '1 min'],
+    [60_000, '1 min'],
+    [185_000, '3 min 5 s'],
+    [3_599_000, '59 min 59 s'],
+    [3_600_000, '1 h'],
+    [3_720_000, '1 h 2 min']
+  ])('gives %i ms as %p', (ms, text) => {
+    expect(formatElapsed(ms)).toBe(text)
   })
 })

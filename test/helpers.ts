@@ -105,6 +105,8 @@ export interface LineSpec {
   readonly call?: string
   readonly error?: string
   readonly body?: string
+  /** What a person calls the target: failure lines carry it. */
+  readonly name?: string
 }
 
 /** One result line as a routine writes it, for the target { id: key }. */
@@ -112,11 +114,11 @@ export const line = (
   key: string,
   outcome: LineFields['outcome'],
   status: number | null,
-  { attempt = 1, shard, call = FP, error, body }: LineSpec = {}
+  { attempt = 1, shard, call = FP, error, body, name }: LineSpec = {}
 ): string =>
   resultLine(
     { fingerprint: call, runAttempt: attempt, shard },
-    { key, outcome, status, index: 0, target: { id: key }, error, body }
+    { key, outcome, status, index: 0, target: { id: key }, name, error, body }
   )
 
 /** A results file's result lines as written: its header and its seals left out. */

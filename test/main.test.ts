@@ -315,7 +315,7 @@ describe('run', () => {
       expect(set['targets-digest']).toMatch(/^sha256:[0-9a-f]{64}$/)
       expect(set['plan-digest']).toBe(planDigest(set['targets-digest'], identity('/v1/t/{id}')))
       expect(set).toMatchObject({ 'calls-succeeded': '2', 'calls-failed': '0' })
-      expect(summary()).toMatch(/^## POST \/v1\/t\/\{id\}: All 2 targets done\n/)
+      expect(summary()).toMatch(/^## POST \/v1\/t\/\{id\}: all 2 targets done\n/)
       expect(summary()).toContain('- **Targets**: 2 from https\\://api.service.test\n')
     })
 
@@ -368,7 +368,9 @@ describe('run', () => {
       await run()
       expect(process.exitCode).toBe(1)
       expect(errors()).toEqual([
-        expect.stringMatching(/^::error::Failed to call POST \/v1\/t\/\{id\}: 1 of 2 calls failed \(HTTP 500: 1\)/)
+        expect.stringMatching(
+          /^::error::Failed to call POST \/v1\/t\/\{id\} for 2 targets: 1 succeeded, 1 failed \(HTTP 500: 1\)/
+        )
       ])
       expect(outputs()).toMatchObject({ 'calls-succeeded': '1', 'calls-failed': '1' })
       expect(summary()).toMatch(/^## POST \/v1\/t\/\{id\}: 1 of 2 targets not done\n/)
@@ -455,7 +457,11 @@ describe('run', () => {
         })
       await done
       expect(exits).toEqual([1])
-      expect(errors()).toEqual([expect.stringMatching(/^::error::The step was cancelled after 1 of 2 calls to POST/)])
+      expect(errors()).toEqual([
+        expect.stringMatching(
+          /^::error::The step was cancelled after 1 call to POST \S+, of 2 targets: 1 succeeded, 1 not made\./
+        )
+      ])
       expect(outputs()).toMatchObject({ 'calls-succeeded': '1', 'calls-not-made': '1' })
     })
 

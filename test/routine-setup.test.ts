@@ -77,6 +77,17 @@ describe('RoutineSetup: what earlier attempts finished', () => {
     expect(new RoutineSetup(inputsWith()).earlier).toBeUndefined()
   })
 
+  it('counts the targets passed that an earlier attempt finished: the routine skips them', () => {
+    const earlier = earlierFile(['t1', 't3', 'gone'], callFingerprint(callIdentity(inputsWith())))
+    const setup = new RoutineSetup(inputsWith({ 'call-resume-from': earlier }))
+    expect(setup.skipped).toBe(0)
+    pass(setup, targets(5))
+    expect(setup.skipped).toBe(2)
+    const none = new RoutineSetup(inputsWith())
+    pass(none, targets(5))
+    expect(none.skipped).toBe(0)
+  })
+
   it('logs, with core.info, that a resume folder holds no results yet', async () => {
     const empty = mkdtempSync(join(dir, 'none-'))
     new RoutineSetup(inputsWith({ 'call-resume-from': empty }))

@@ -6,7 +6,7 @@ import { HttpRequest, HttpResponse, Transport } from '../src/http/client.js'
 import { getInputs, Inputs } from '../src/inputs.js'
 import { callFingerprint, idempotencyKey } from '../src/routine/fingerprint.js'
 import { planDigest } from '../src/routine/plan.js'
-import { callEveryTarget, callIdentity, RoutineSignals, verifiedPlan } from '../src/routine-step.js'
+import { callEveryTarget, callIdentity, RoutineSignals, targetsText, verifiedPlan } from '../src/routine-step.js'
 import { RoutineSetup } from '../src/routine-setup.js'
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
@@ -71,6 +71,18 @@ function collected(targets: unknown[]): Collected {
 }
 
 const lines = resultObjects
+
+describe('targetsText', () => {
+  it.each<[number, number, string]>([
+    [500, 0, '500 targets'],
+    [1, 0, '1 target'],
+    [500, 487, '13 of 500 targets (487 done in an earlier attempt are skipped)'],
+    [2, 1, '1 of 2 targets (1 done in an earlier attempt is skipped)'],
+    [1500, 1500, '0 of 1,500 targets (1,500 done in an earlier attempt are skipped)']
+  ])('says what %i targets with %i done earlier are', (count, skipped, text) => {
+    expect(targetsText(count, skipped)).toBe(text)
+  })
+})
 
 describe('callIdentity', () => {
   it('is the method, the path as written, the body and base-url', () => {

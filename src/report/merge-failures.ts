@@ -2,12 +2,15 @@ import { nestsDeeperThan, parseJsonObject } from '../json.js'
 import { MAX_BODY_DEPTH } from '../routine/lines.js'
 import { eachLine } from '../routine/result-files.js'
 import { parseResultLine } from '../routine/result-line.js'
-import { excerpt } from '../secrets.js'
+import { serviceSaid } from '../routine/said.js'
 import { ReportOutcome } from './merge-table.js'
 
 /** A target that failed or whose outcome is unknown, as the summary lists it. */
 export interface ReportFailure {
-  readonly target: string
+  /** The target's key, as the routine's summary names it too. */
+  readonly key: string
+  /** What a person calls it: the `name` its line carries, when the routine found one. */
+  readonly name?: string
   /** "HTTP 500", "no response". */
   readonly status: string
   readonly outcome: ReportOutcome
@@ -24,14 +27,12 @@ export interface PendingFailure {
   readonly file: string
 }
 
-const SAID_CHARS = 200
-
 /**
  * The failures with what the service said, read from the few files that hold their winning lines:
  * a key's last line of its winning attempt in that file is the winning line.
  */
 export function readFailures(pending: readonly PendingFailure[], fingerprint: string): ReportFailure[] {
-  const said = new Map<PendingFailure, string>()
+  const said = new Map<PendingFailure, Said>()
   for (const file of new Set(pending.map(p => p.file))) {
     const wanted = new Map(pending.filter(p => p.file === file).map(p => [p.key, p]))
     try {
@@ -45,12 +46,16 @@ export function readFailures(pending: readonly PendingFailure[], fingerprint: st
       // Read whole a moment ago: a file changed since loses its excerpts, never the report.
     }
   }
-  return pending.map(p => ({
-    target: p.key,
-    status: statusText(p.status),
-    outcome: p.outcome,
-    said: said.get(p) ?? ''
-  }))
+  return pending.map(p => {
+    const { text = '', name } = said.get(p) ?? {}
+    return {
+      key: p.key,
+      ...(name === undefined ? {} : { name }),
+      status: statusText(p.status),
+      outcome: p.outcome,
+      said: text
+    }
+  })
 }
 
 /** "HTTP 500", or "no response". */
@@ -58,15 +63,24 @@ export function statusText(status: number | null): string {
   return status === null ? 'no response' : `HTTP ${status}`
 }
 
-/** The line's error, else its body. A body nested past MAX_BODY_DEPTH is not written again: JSON.stringify recurses. */
-function saidIn(line: string): string {
+interface Said {
+  readonly text: string
+  readonly name?: string
+}
+
+/**
+ * The line's error, else what its body says (serviceSaid), and the target's name. A body nested past
+ * MAX_BODY_DEPTH is not read: walking or writing it again recurses.
+ */
+function saidIn(line: string): Said {
   const fields = parseJsonObject(line)
-  if (!fields) return ''
+  if (!fields) return { text: '' }
   const { error, body } = fields
-  if (typeof error === 'string') return excerpt(error, SAID_CHARS)
-  if (typeof body === 'string') return excerpt(body, SAID_CHARS)
-  if (body == null) return ''
+  const name = typeof fields.name === 'string' && fields.name !== '' ? { name: fields.name } : {}
+  if (typeof error === 'string') return { text: serviceSaid(error), ...name }
+  if (body == null) return { text: '', ...name }
   // The line is one level: its body, MAX_BODY_DEPTH more.
-  if (nestsDeeperThan(line, MAX_BODY_DEPTH + 1)) return `(a body nested more than ${MAX_BODY_DEPTH} levels deep)`
-  return excerpt(JSON.stringify(body), SAID_CHARS)
+  if (typeof body !== 'string' && nestsDeeperThan(line, MAX_BODY_DEPTH + 1))
+    return { text: `(a body nested more than ${MAX_BODY_DEPTH} levels deep)`, ...name }
+  return { text: serviceSaid(body), ...name }
 }

@@ -1,18 +1,19 @@
 import { formatCount } from '../format.js'
 import { redact } from '../secrets.js'
+import { counted, NOT_DONE, notDoneCount, outcomeWords } from '../routine/outcome-words.js'
 import { cell } from './cells.js'
 import type { MergedReport, ReportOutcome, ShardRow } from './merge.js'
 import { nothingRead } from './report-verdict.js'
+import { doneHeadline, failureTable } from './routine-summary.js'
 
 const WORDS: readonly [ReportOutcome, string][] = [
   ['succeeded', 'succeeded'],
-  ['skipped', 'skipped'],
+  ['skipped', 'skipped (done in an earlier attempt)'],
   ['failed', 'failed'],
   ['unknown', 'unknown'],
   ['not-made', 'not made'],
   ['missing', 'missing']
 ]
-const NOT_DONE: readonly ReportOutcome[] = ['failed', 'unknown', 'not-made', 'missing']
 /** Columns shown only when some target has that outcome. */
 const OPTIONAL: ReadonlySet<ReportOutcome> = new Set(['skipped', 'not-made'])
 const NAMED_FILES = 10
@@ -25,13 +26,12 @@ const NAMED_FILES = 10
  */
 export function renderReportSummary(report: MergedReport): string {
   const n = (outcome: ReportOutcome): number => report.counts.get(outcome) ?? 0
-  const notDone = NOT_DONE.reduce((sum, outcome) => sum + n(outcome), 0)
+  const notDone = notDoneCount(report.counts)
   const lines = [`## ${title(report)}: ${headline(report, notDone)}`, '']
-  const counts = WORDS.filter(([o]) => report.complete || o !== 'missing')
-    .map(([o, word]) => `${formatCount(n(o))} ${word}`)
-    .join(', ')
-  const files = `${formatCount(report.files)} results file${report.files === 1 ? '' : 's'}`
-  lines.push(`**${counts}**, from ${files} (${formatCount(report.lines)} lines).`)
+  // The same words as the routine's summary, zeros left out.
+  const files = `${counted(report.files, 'results file')} (${counted(report.lines, 'line')})`
+  if (report.targets > 0) lines.push(`**${outcomeWords(report.counts)}**, from ${files}.`)
+  else lines.push(`From ${files}.`)
   const nothing = nothingRead(report)
   if (nothing) lines.push('', `**No result line was read.** ${cell(nothing, 1000)}`)
   if (!report.complete) {
@@ -44,7 +44,8 @@ export function renderReportSummary(report: MergedReport): string {
   if (report.shardsToRerun.length > 0) {
     lines.push('', `**Shards to re-run**: ${report.shardsToRerun.map(s => cell(s)).join(', ')}.`)
   }
-  if (report.byStatus.size > 0) {
+  // One status says nothing the counts do not.
+  if (report.byStatus.size > 1) {
     lines.push('', '| status | targets |', '| --- | ---: |')
     for (const [status, count] of [...report.byStatus].sort((a, b) => b[1] - a[1])) {
       lines.push(`| ${cell(status)} | ${formatCount(count)} |`)
@@ -75,8 +76,7 @@ function title(report: MergedReport): string {
 function headline(report: MergedReport, notDone: number): string {
   const seen = report.complete ? '' : ' seen'
   if (report.targets === 0) return report.complete ? 'the snapshot holds no target' : 'no result line was read'
-  if (notDone === 0) return `all ${formatCount(report.targets)} targets${seen} done`
-  return `${formatCount(notDone)} of ${formatCount(report.targets)} targets${seen} not done`
+  return doneHeadline(report.targets, notDone, seen)
 }
 
 /** The per-shard table: shards with a target not done in full, the others folded below. */
@@ -96,7 +96,7 @@ function shardLines(report: MergedReport): string[] {
     `| --- | ---: |${columns.map(() => ' ---: |').join('')}`,
     ...rows.map(r => row(r, columns))
   ]
-  const isBad = (r: ShardRow): boolean => NOT_DONE.some(o => (r.counts.get(o) ?? 0) > 0)
+  const isBad = (r: ShardRow): boolean => notDoneCount(r.counts) > 0
   const bad = report.shards.filter(isBad)
   const good = report.shards.filter(r => !isBad(r))
   const lines = ['', '### Shards']
@@ -120,19 +120,7 @@ function shardLines(report: MergedReport): string[] {
 function failureLines(report: MergedReport, failures: number): string[] {
   if (report.failures.length === 0) return []
   const first = report.failures.length < failures ? ` (the first ${report.failures.length})` : ''
-  const lines = [
-    '',
-    `### Failed or unknown${first}`,
-    '',
-    '| target | status | what the service said |',
-    '| --- | --- | --- |'
-  ]
-  for (const f of report.failures) {
-    lines.push(
-      `| ${cell(f.target)} | ${cell(f.outcome === 'unknown' ? `unknown, ${f.status}` : f.status)} | ${cell(f.said, 200)} |`
-    )
-  }
-  return lines
+  return ['', `### Failed or unknown${first}`, '', ...failureTable(report.failures)]
 }
 
 function notCounted(report: MergedReport): string[] {

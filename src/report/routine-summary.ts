@@ -1,37 +1,22 @@
-import { formatCount, formatDuration } from '../format.js'
+import { formatCount, formatElapsed } from '../format.js'
 import { Outcome } from '../routine/lines.js'
+import { counted, notDoneCount, outcomeWords } from '../routine/outcome-words.js'
+import { SAID_CHARS } from '../routine/said.js'
 import { RoutineResult } from '../routine/routine.js'
 import { unrecordedText } from '../routine/verdict.js'
 import { cell } from './cells.js'
 
-const OUTCOME_WORDS: readonly [Outcome, string][] = [
-  ['succeeded', 'succeeded'],
-  ['failed', 'failed'],
-  ['unknown', 'unknown'],
-  ['not-made', 'not made'],
-  ['skipped', 'skipped']
-]
-
 /**
- * A routine's part of the summary, first: one line of the outcome, the counts by status, the
- * failures (50 at most, each cell cut and escaped), and where the whole record is.
+ * A routine's part of the summary, first: one line of the outcome (outcomeWords(), as the progress
+ * line and the step's error give it), the counts by status when there are several, the failures
+ * (50 at most, each cell cut and escaped), and where the whole record is.
  */
 export function routineLines(call: string, calls: RoutineResult, plan?: PlanContext): string[] {
   const n = (outcome: Outcome): number => calls.outcomes.get(outcome) ?? 0
   if (n('planned') > 0 || (calls.calls === 0 && calls.planned.length > 0)) return planLines(call, calls, plan)
-  const seconds = calls.durationMs / 1000
-  const rate = seconds > 0 ? (calls.calls / seconds).toFixed(0) : String(calls.calls)
-  const head = calls.cancelled
-    ? `Cancelled after ${formatCount(calls.calls)} of ${formatCount(calls.count)} calls, ${formatCount(n('unknown'))} outcome${n('unknown') === 1 ? '' : 's'} unknown`
-    : n('failed') + n('unknown') + n('not-made') > 0
-      ? `${formatCount(n('failed') + n('unknown') + n('not-made'))} of ${formatCount(calls.count)} targets not done`
-      : `All ${formatCount(calls.count)} targets done`
-  const counts = OUTCOME_WORDS.map(([outcome, word]) => `${formatCount(n(outcome))} ${word}`).join(', ')
-  const lines = [
-    `## ${cell(call)}: ${head}`,
-    '',
-    `**${counts}**; ${formatCount(calls.calls)} calls in ${formatDuration(seconds)} (${rate}/s).`
-  ]
+  const notDone = notDoneCount(calls.outcomes)
+  const head = `${calls.cancelled ? 'cancelled, ' : ''}${doneHeadline(calls.count, notDone)}`
+  const lines = [`## ${cell(call)}: ${head}`, '', `**${outcomeWords(calls.outcomes)}**; ${callsText(calls)}.`]
   if (calls.waves) lines.push('', wavesLine(calls.waves))
   if (calls.stopped && !calls.cancelled) lines.push('', `Stopped early: ${cell(calls.stopped, 400)}.`)
   if (calls.recordFailure) {
@@ -40,7 +25,8 @@ export function routineLines(call: string, calls: RoutineResult, plan?: PlanCont
       `Writing the results file failed part way: ${unrecordedText(calls)}; the counts above are what it holds.`
     )
   }
-  if (calls.byStatus.size > 0) {
+  // One status says nothing the counts do not.
+  if (calls.byStatus.size > 1) {
     lines.push('', '| status | calls |', '| --- | ---: |')
     for (const [status, count] of [...calls.byStatus].sort((a, b) => b[1] - a[1])) {
       lines.push(`| ${cell(status)} | ${formatCount(count)} |`)
@@ -48,24 +34,51 @@ export function routineLines(call: string, calls: RoutineResult, plan?: PlanCont
   }
   if (calls.failures.length > 0) {
     const more = calls.failures.length < n('failed') + n('unknown') ? ` (the first ${calls.failures.length})` : ''
-    lines.push(
-      '',
-      `Failed or unknown${more}:`,
-      '',
-      '| target | status | what the service said |',
-      '| --- | --- | --- |'
-    )
-    for (const f of calls.failures) {
-      lines.push(
-        `| ${cell(f.target)} | ${cell(f.outcome === 'unknown' ? `unknown, ${f.status}` : f.status)} | ${cell(f.said)} |`
-      )
-    }
+    lines.push('', `Failed or unknown${more}:`, '', ...failureTable(calls.failures))
   }
   lines.push(
     '',
-    'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run.',
+    notDone > 0
+      ? 'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run: it makes only the calls not done.'
+      : 'Every target has a line in the file of the `results-file` output.',
     ''
   )
+  return lines
+}
+
+/** "all 500 targets done", "12 of 500 targets not done": the headline of both summaries. */
+export function doneHeadline(count: number, notDone: number, seen = ''): string {
+  if (notDone === 0) return count === 1 ? `the 1 target${seen} done` : `all ${formatCount(count)} targets${seen} done`
+  return `${formatCount(notDone)} of ${formatCount(count)} target${count === 1 ? '' : 's'}${seen} not done`
+}
+
+/** "491 calls in 4.2 s (117/s)", "no call made". */
+function callsText(calls: RoutineResult): string {
+  if (calls.calls === 0) return 'no call made'
+  const rate =
+    calls.durationMs >= 1000 ? ` (${formatCount(Math.round((calls.calls / calls.durationMs) * 1000))}/s)` : ''
+  return `${counted(calls.calls, 'call')} in ${formatElapsed(calls.durationMs)}${rate}`
+}
+
+/** What a failure table needs of a failure: the routine's and the report's have it. */
+export interface FailureRow {
+  readonly key: string
+  readonly name?: string
+  readonly status: string
+  readonly outcome: string
+  readonly said: string
+}
+
+/** The failures by key, with a name column when one has a name: the same table in both summaries. */
+export function failureTable(failures: readonly FailureRow[]): string[] {
+  const named = failures.some(f => f.name !== undefined)
+  const header = ['target', ...(named ? ['name'] : []), 'status', 'what the service said']
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- |').join('')}`]
+  for (const f of failures) {
+    const status = f.outcome === 'unknown' ? `unknown, ${f.status}` : f.status
+    const cells = [cell(f.key), ...(named ? [cell(f.name ?? '')] : []), cell(status), cell(f.said, SAID_CHARS + 1)]
+    lines.push(`| ${cells.join(' | ')} |`)
+  }
   return lines
 }
 
@@ -83,7 +96,7 @@ export interface PlanContext {
 function planLines(call: string, calls: RoutineResult, plan: PlanContext = {}): string[] {
   const planned = calls.outcomes.get('planned') ?? 0
   const skipped = calls.outcomes.get('skipped') ?? 0
-  const skips = skipped > 0 ? `, ${formatCount(skipped)} skipped: done in an earlier attempt (call-resume-from)` : ''
+  const skips = skipped > 0 ? `, ${formatCount(skipped)} skipped (done in an earlier attempt, call-resume-from)` : ''
   const lines = [
     `## ${cell(call)}: a plan of ${formatCount(planned)} call${planned === 1 ? '' : 's'}, none made`,
     '',

@@ -66,10 +66,11 @@ export class Ledger {
   /** A call that ended: counted, logged when it failed, and its line with the service's body. */
   ended({ target, key, index }: Fed, end: CallEnd): void {
     const detail = end.error ?? (end.text ? end.text : undefined)
-    this.tally.call(end.outcome, end.status, () => targetLabel(target, index), index, detail)
+    this.tally.call(end.outcome, end.status, () => this.who(target, key, index), index, detail)
     const { outcome, status, error, attempts, ms, truncated } = end
     const body = resultBody(end.text, this.record.keepsBodies, truncated)
-    this.write({ key, index, target, outcome, status, error, attempts, ms, body })
+    const name = outcome === 'succeeded' ? undefined : targetName(target, this.options.nameField)
+    this.write({ key, index, target, outcome, status, name, error, attempts, ms, body })
     const whole = end.status !== null && !truncated && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES
     if (!this.options.targets && whole) this.response = redact(end.text)
   }
@@ -78,8 +79,9 @@ export class Ledger {
   abandoned({ target, key, index }: Fed, sent: boolean): void {
     const outcome = sent ? 'unknown' : 'not-made'
     const error = sent ? 'cancelled in flight: no answer before the step stopped' : 'cancelled before it was sent'
-    this.tally.call(outcome, null, targetLabel(target, index), index, error)
-    this.write({ key, index, target, outcome, status: null, error })
+    this.tally.call(outcome, null, () => this.who(target, key, index), index, error)
+    const name = sent ? targetName(target, this.options.nameField) : undefined
+    this.write({ key, index, target, outcome, status: null, name, error })
   }
 
   /** The record's part of the routine's result; `unfed` targets were never fed, and have no line. */
@@ -113,6 +115,12 @@ export class Ledger {
       response: this.response,
       planned: this.planned
     }
+  }
+
+  /** How a failure is named: in the log by its label, in the summary by its key and name. */
+  private who(target: unknown, key: string, index: number): { label: string; key: string; name?: string } {
+    const name = targetName(target, this.options.nameField)
+    return { label: targetLabel(target, index), key, ...(name === undefined ? {} : { name }) }
   }
 
   private write(fields: LineFields): void {

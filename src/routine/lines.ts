@@ -27,6 +27,8 @@ export interface LineFields {
   /** The wave the target was called in, with call-waves or call-canary. */
   readonly wave?: number
   readonly target: unknown
+  /** What a person calls the target (targetName): on the lines of failures, for the report. */
+  readonly name?: string
   readonly error?: string
   readonly attempts?: number | null
   readonly ms?: number
@@ -42,6 +44,8 @@ const RESULT_BODY_CHARS = 64 * 1024
  */
 export const MAX_BODY_DEPTH = 64
 const LINE_BREAKS = /[\r\n]/g
+/** A name on a line is cut here: the report shows 80 characters of it. */
+const NAME_CHARS = 200
 
 /**
  * One result line, written by hand in the order docs/routine.md gives: JSON.stringify of an object per
@@ -50,6 +54,7 @@ const LINE_BREAKS = /[\r\n]/g
  */
 export function resultLine(context: LineContext, fields: LineFields): string {
   const id = hasId(fields.target) ? `,"id":${JSON.stringify((fields.target as { id: unknown }).id)}` : ''
+  const name = fields.name === undefined ? '' : `,"name":${JSON.stringify(fields.name.slice(0, NAME_CHARS))}`
   const error = fields.error === undefined ? '' : `,"error":${JSON.stringify(fields.error)}`
   const attempts = fields.attempts === undefined ? '' : `,"attempts":${fields.attempts}`
   const ms = fields.ms === undefined ? '' : `,"ms":${fields.ms}`
@@ -58,7 +63,7 @@ export function resultLine(context: LineContext, fields: LineFields): string {
   return (
     `{"key":${JSON.stringify(fields.key)},"call":"${context.fingerprint}","outcome":"${fields.outcome}",` +
     `"status":${fields.status},"runAttempt":${context.runAttempt},"shard":${context.shard === undefined ? null : JSON.stringify(context.shard)},` +
-    `"index":${fields.index}${wave}${id}${error}${attempts}${ms}${body}}`
+    `"index":${fields.index}${wave}${id}${name}${error}${attempts}${ms}${body}}`
   )
 }
 

@@ -1,35 +1,51 @@
-import { formatCount, formatDuration } from '../format.js'
+import { formatCount, formatElapsed } from '../format.js'
+import { Outcome } from './lines.js'
+import { counted, outcomeWords } from './outcome-words.js'
 
 export interface ProgressFacts {
-  /** Targets the routine has, and how many of them have a line so far (ended, skipped, not made). */
+  /** Targets the routine has. */
   readonly count: number
-  readonly done: number
-  /** Calls that ended (succeeded, failed or unknown): the rate counts only these. */
-  readonly ended: number
-  readonly failed: number
+  /** The lines so far by outcome: the same tally the step's error and the summary are made from. */
+  readonly outcomes: ReadonlyMap<Outcome, number>
   /** Calls in flight, retries waiting their back-off among them. */
   readonly inFlight: number
   readonly elapsedMs: number
   /** Set once no new call starts: the rest will not be made. */
   readonly stopped: boolean
+  readonly cancelled: boolean
+  /** A dry run: every line is planned or skipped, and no call is made. */
+  readonly dryRun: boolean
 }
 
 /**
- * The progress line: "Calls: 412 of 1,000 (41 %), 3 failed, 16 in flight, 120/s, about 5 s left".
- * The time left counts the calls in flight as not done; after a stop it says what will not be made.
+ * The progress line: "Calls: 412 of 1,000 targets (41 %): 409 succeeded, 3 failed; 16 in flight,
+ * 120/s, about 5 s left". The counts are outcomeWords(), as in the step's error and the summary;
+ * after a stop or a cancellation it says how many calls were made and how many will not be.
  */
 export function progressLine(facts: ProgressFacts): string {
-  const { count, done, ended, failed, inFlight, elapsedMs } = facts
+  const { count, outcomes, inFlight, elapsedMs } = facts
+  let done = 0
+  for (const n of outcomes.values()) done += n
+  const percent = count > 0 ? Math.floor((done / count) * 100) : 100
+  const words = done > 0 ? `: ${outcomeWords(outcomes)}` : ''
+  const head = `${formatCount(done)} of ${counted(count, 'target')} (${percent} %)${words}`
+  if (facts.dryRun) return `Planned: ${head}; no call made`
+  const ended = (outcomes.get('succeeded') ?? 0) + (outcomes.get('failed') ?? 0) + (outcomes.get('unknown') ?? 0)
   const seconds = elapsedMs / 1000
   const rate = seconds > 0 ? ended / seconds : 0
-  const percent = count > 0 ? Math.floor((done / count) * 100) : 100
-  const flying = inFlight > 0 ? `, ${formatCount(inFlight)} in flight` : ''
-  let left = ''
-  if (facts.stopped) {
-    const notMade = count - done - inFlight
-    if (notMade > 0) left = `; stopped: ${formatCount(notMade)} will not be made`
+  const parts: string[] = []
+  if (inFlight > 0) parts.push(`${formatCount(inFlight)} in flight`)
+  if (rate > 0) parts.push(`${+rate.toFixed(rate < 10 ? 1 : 0)}/s`)
+  const pending = count - done - inFlight
+  let tail = ''
+  if (facts.stopped || facts.cancelled) {
+    const how = facts.cancelled ? 'cancelled' : 'stopped'
+    tail =
+      pending > 0
+        ? `; ${how}: ${formatCount(pending)} more will not be made`
+        : `; ${how} after ${counted(ended, 'call')}`
   } else if (rate > 0 && done < count) {
-    left = `, about ${formatDuration((count - done) / rate)} left`
+    parts.push(`about ${formatElapsed(((count - done) / rate) * 1000)} left`)
   }
-  return `Calls: ${formatCount(done)} of ${formatCount(count)} (${percent} %), ${formatCount(failed)} failed${flying}, ${rate.toFixed(0)}/s${left}`
+  return `Calls: ${head}${parts.length > 0 ? `; ${parts.join(', ')}` : ''}${tail}`
 }

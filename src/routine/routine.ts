@@ -3,6 +3,7 @@ import { Transport } from '../http/client.js'
 import { targetKey } from '../targets/key.js'
 import { CallContext, CallEnd, CallPlan, callPlan, makeCall, prepareCall, routineContext } from './call.js'
 import { Ledger } from './ledger.js'
+import { Outcome } from './lines.js'
 import { feedWaves, WaveFeed } from './pace.js'
 import { progressLine } from './progress.js'
 import { Scheduler } from './scheduler.js'
@@ -86,8 +87,10 @@ class RoutineRun {
       options.hardStop?.removeEventListener('abort', onHardStop)
       ledger.record.close()
     }
-    this.progress()
-    return this.result()
+    const result = this.result()
+    // The last line is made from the result itself: the step's error and the summary say the same.
+    this.progress(result.outcomes)
+    return result
   }
 
   private get drainMs(): number {
@@ -181,18 +184,17 @@ class RoutineRun {
     this.ledger.abandoned(entry, entry.sent)
   }
 
-  private progress(): void {
+  private progress(outcomes: ReadonlyMap<Outcome, number> = this.ledger.tally.outcomes): void {
     const { scheduler } = this
-    const { tally } = this.ledger
     this.options.info(
       progressLine({
         count: this.count,
-        done: tally.total,
-        ended: tally.answered,
-        failed: tally.badCalls,
+        outcomes,
         inFlight: scheduler.inFlight,
         elapsedMs: this.now() - this.started,
-        stopped: !scheduler.accepting
+        stopped: !scheduler.accepting,
+        cancelled: this.cancelledAt !== undefined,
+        dryRun: this.options.dryRun === true
       })
     )
   }

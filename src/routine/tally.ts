@@ -1,9 +1,12 @@
 import { statusText } from '../http/client.js'
-import { excerpt } from '../secrets.js'
 import { Outcome } from './lines.js'
+import { serviceSaid } from './said.js'
 
 export interface Failure {
-  readonly target: string
+  /** The target's key: how both summaries and the step's error name it. */
+  readonly key: string
+  /** What a person calls it (targetName), when it has such a field. */
+  readonly name?: string
   /** "HTTP 500", "no response". */
   readonly status: string
   readonly outcome: 'failed' | 'unknown'
@@ -58,8 +61,8 @@ export class Tally {
   call(
     outcome: Outcome,
     status: number | null,
-    /** The target as messages name it; a function when naming it costs, as only failures need it. */
-    label: string | (() => string),
+    /** The target as log lines name it, and its key and name; a function, as only failures need it. */
+    who: () => { readonly label: string; readonly key: string; readonly name?: string },
     index: number,
     said: string | undefined
   ): void {
@@ -69,13 +72,15 @@ export class Tally {
     if (outcome !== 'failed' && outcome !== 'unknown') return
     this.bad++
     if (outcome === 'failed') this.failedByStatus.set(text, (this.failedByStatus.get(text) ?? 0) + 1)
-    const target = typeof label === 'function' ? label() : label
-    const short = said === undefined ? '' : excerpt(said, 200)
-    if (this.failures.length < KEPT_FAILURES) this.failures.push({ target, status: text, outcome, said: short })
+    // Past the 50 kept (and so the 20 logged) a failure is only counted: it is not even named.
+    if (this.failures.length >= KEPT_FAILURES) return
+    const { label, key, name } = who()
+    const short = said === undefined ? '' : serviceSaid(said)
+    this.failures.push({ key, ...(name === undefined ? {} : { name }), status: text, outcome, said: short })
     if (this.bad <= LOGGED_FAILURES) {
       const how = status === null ? 'no response' : `HTTP ${statusText(status)}`
       const verb = outcome === 'unknown' ? 'has no known outcome' : 'failed'
-      this.info(`Call #${index + 1} for ${target} ${verb}: ${how}${short ? ` (${short})` : ''}`)
+      this.info(`Call #${index + 1} for ${label} ${verb}: ${how}${short ? ` (${short})` : ''}`)
     } else if (this.bad === LOGGED_FAILURES + 1) {
       this.info('More calls failed: from here on they are counted, not listed (the results file lists every one)')
     }

@@ -1,5 +1,6 @@
 import { formatCount } from '../format.js'
 import { excerpt } from '../secrets.js'
+import { counted, notDoneCount, outcomeWords } from './outcome-words.js'
 import { RoutineResult } from './routine.js'
 
 /**
@@ -7,29 +8,23 @@ import { RoutineResult } from './routine.js'
  * known and what was never made, why it stopped, and where the record is. Undefined when all is well.
  */
 export function routineError(call: string, result: RoutineResult): Error | undefined {
-  const n = (outcome: 'failed' | 'unknown' | 'not-made') => result.outcomes.get(outcome) ?? 0
-  const failed = n('failed')
-  const unknown = n('unknown')
-  const notMade = n('not-made')
-  if (failed + unknown + notMade === 0 && !result.stopped && !result.recordFailure && !result.cancelled)
+  if (notDoneCount(result.outcomes) === 0 && !result.stopped && !result.recordFailure && !result.cancelled)
     return undefined
-  const parts = [`${formatCount(failed)} of ${formatCount(result.calls)} calls failed`]
-  const counts = [...result.failedByStatus].map(([s, count]) => `${s}: ${formatCount(count)}`)
-  if (counts.length > 0) parts[0] += ` (${counts.join(', ')})`
-  if (unknown > 0) parts.push(`${formatCount(unknown)} outcome${unknown === 1 ? '' : 's'} unknown`)
-  parts.push(`${formatCount(notMade)} never made`)
+  // The counts are outcomeWords(), as the last progress line and the summary give them.
+  const words = outcomeWords(result.outcomes, result.failedByStatus)
   const first = result.failures
     .slice(0, 3)
-    .map(f => `${f.target} (${f.status})`)
+    .map(f => `${f.key} (${f.status})`)
     .join(', ')
+  const targets = result.count === 1 ? '1 target' : `${formatCount(result.count)} targets`
   const head = result.cancelled
-    ? `The step was cancelled after ${formatCount(result.calls)} of ${formatCount(result.count)} calls to ${excerpt(call, 100)}`
-    : `Failed to call ${excerpt(call, 100)}`
+    ? `The step was cancelled after ${counted(result.calls, 'call')} to ${excerpt(call, 100)}, of ${targets}`
+    : `Failed to call ${excerpt(call, 100)} for ${targets}`
   const record = result.recordFailure
     ? ` ${result.recordFailure.message} ${unrecordedText(result)}: the outputs count only what it holds.`
     : ''
   return new Error(
-    `${head}: ${parts.join(', ')}${first ? `; first: ${first}` : ''}${result.stopped && !result.cancelled ? `; ${result.stopped}` : ''}.` +
+    `${head}: ${words}${first ? `; first: ${first}` : ''}${result.stopped && !result.cancelled ? `; ${result.stopped}` : ''}.` +
       `${record} The job summary and the results-file output list every call; a re-run with call-resume-from makes only what is left.`
   )
 }

@@ -4,6 +4,7 @@ import { createServer, IncomingMessage, RequestListener, Server, ServerResponse 
 import { createServer as createTlsServer } from 'node:https'
 import { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { outcomeWords } from '../../src/routine/outcome-words.js'
 import { echoedForms } from '../../src/secrets.js'
 // @ts-expect-error: plain JavaScript, shared with npm run demo
 import { runAction as run } from '../../demo/runner.js'
@@ -204,6 +205,27 @@ export function expectRoutineFailure(run: Run, message: string | RegExp): void {
   }
   expect(existsSync(run.outputs['results-file'])).toBe(true)
   expect(run.summary).not.toBe('')
+}
+
+/**
+ * The step's last progress line, its error (when it failed) and its calls-* outputs say the same
+ * counts: made from one tally. Returns the last progress line and the error line.
+ */
+export function expectOneTally(run: Run): { readonly progress: string; readonly error?: string } {
+  const lines = run.stdout.split('\n')
+  const progress = lines.filter(l => /^(Calls|Planned): /.test(l)).at(-1) ?? ''
+  const counts = new Map(
+    ['succeeded', 'failed', 'unknown', 'not-made', 'skipped', 'planned'].map(o => [
+      o,
+      Number(run.outputs[`calls-${o}`])
+    ])
+  )
+  const words = outcomeWords(counts)
+  expect(progress).toContain(`: ${words}`)
+  const error = lines.find(l => l.startsWith('::error::'))
+  // The error adds the failed calls by status: "3 failed (HTTP 500: 3)".
+  if (error !== undefined) expect(error.replace(/ \((?:HTTP \d+|no response): [^)]*\)/g, '')).toContain(`: ${words}`)
+  return { progress, error }
 }
 
 /** The result lines of a results file, parsed: its header and seals left out. */

@@ -1,7 +1,17 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { clientInputs, expectFailure, json, resultLines, runAction, startServer, TestServer, TOKEN } from './harness.js'
+import {
+  clientInputs,
+  expectFailure,
+  expectOneTally,
+  json,
+  resultLines,
+  runAction,
+  startServer,
+  TestServer,
+  TOKEN
+} from './harness.js'
 
 // A plan before a destructive routine, and the calls exactly as planned.
 let idp: TestServer
@@ -61,6 +71,9 @@ describe('call-dry-run', () => {
       expect(run.summary).toContain('| DELETE /v1/targets/t-020 |')
       expect(run.summary).not.toContain('DELETE /v1/targets/t-021')
       expect(run.summary).toContain('…and 30 more')
+      // Planned, never "Calls … 0/s": no call was made.
+      expect(expectOneTally(run).progress).toBe('Planned: 50 of 50 targets (100 %): 50 planned; no call made')
+      expect(run.stdout).not.toMatch(/^Calls: /m)
     } finally {
       run.cleanup()
     }

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import {
   clientInputs,
   expectFailure,
+  expectOneTally,
   expectRoutineFailure,
   json,
   Received,
@@ -70,7 +71,7 @@ describe('a routine that fails keeps its record', () => {
     try {
       expectRoutineFailure(
         run,
-        /^::error::Failed to call POST \/v1\/t\/\{id\}\/scan: 7 of 50 calls failed \(HTTP 500: 7\), 0 never made; first: /
+        /^::error::Failed to call POST \/v1\/t\/\{id\}\/scan for 50 targets: 43 succeeded, 7 failed \(HTTP 500: 7\); first: /
       )
       expect(run.outputs).toMatchObject({
         'calls-succeeded': '43',
@@ -93,7 +94,9 @@ describe('a routine that fails keeps its record', () => {
       expect(lines[0]).toMatchObject({ runAttempt: 1, shard: null })
       expect(run.summary).toMatch(/^## POST \/v1\/t\/\{id\}\/scan: 7 of 50 targets not done/)
       expect(run.summary).toContain('| target | status | what the service said |')
-      expect(run.summary).toContain('| target "t03" | HTTP 500 | {"error"\\:"scan of t03 broke"} |')
+      // The service's message as a person reads it, the target by its key as in the report.
+      expect(run.summary).toContain('| t03 | HTTP 500 | scan of t03 broke |')
+      expectOneTally(run)
       // The targets follow the outcome, folded, their columns named as the target's.
       expect(run.summary.indexOf('<details>')).toBeGreaterThan(run.summary.indexOf('what the service said'))
     } finally {
@@ -146,7 +149,7 @@ describe('cancellation drains', () => {
         expect(calls()).toHaveLength(28) // nothing started after the signal
         expectRoutineFailure(
           run,
-          /^::error::The step was cancelled after 28 of 60 calls to POST \/v1\/t\/\{id\}\/scan: 0 of 28 calls failed, 8 outcomes unknown, 32 never made/
+          /^::error::The step was cancelled after 28 calls to POST \/v1\/t\/\{id\}\/scan, of 60 targets: 20 succeeded, 8 unknown, 32 not made/
         )
         const text = readFileSync(run.outputs['results-file'], 'utf8')
         expect(text.endsWith('\n')).toBe(true)
@@ -159,7 +162,11 @@ describe('cancellation drains', () => {
         expect(new Set(by('succeeded').concat(by('unknown')))).toEqual(new Set(calls().map(idOf)))
         expect(run.outputs).toMatchObject({ 'calls-succeeded': '20', 'calls-unknown': '8', 'calls-not-made': '32' })
         expect(run.summary).toMatch(
-          /^## POST \/v1\/t\/\{id\}\/scan: Cancelled after 28 of 60 calls, 8 outcomes unknown/
+          /^## POST \/v1\/t\/\{id\}\/scan: cancelled, 40 of 60 targets not done\n\n\*\*20 succeeded, 8 unknown, 32 not made\*\*; 28 calls in /
+        )
+        // Not "Calls: 60 of 60 (100 %), 8 failed": the progress line gives the error's counts.
+        expect(expectOneTally(run).progress).toMatch(
+          /^Calls: 60 of 60 targets \(100 %\): 20 succeeded, 8 unknown, 32 not made; .*cancelled after 28 calls$/
         )
       } finally {
         run.cleanup()
@@ -182,7 +189,7 @@ describe('cancellation drains', () => {
     try {
       expectRoutineFailure(
         run,
-        /^::error::The step was cancelled after 6 of 6 calls to POST \/v1\/t\/\{id\}\/scan: 0 of 6 calls failed, 4 outcomes unknown/
+        /^::error::The step was cancelled after 6 calls to POST \/v1\/t\/\{id\}\/scan, of 6 targets: 2 succeeded, 4 unknown;/
       )
       const lines = resultLines(run.outputs['results-file'])
       expect(lines.map(l => l.outcome).sort()).toEqual([
@@ -194,6 +201,7 @@ describe('cancellation drains', () => {
         'unknown'
       ])
       expect(run.outputs).toMatchObject({ 'calls-succeeded': '2', 'calls-unknown': '4', 'calls-not-made': '0' })
+      expectOneTally(run)
     } finally {
       run.cleanup()
     }
@@ -282,8 +290,12 @@ describe('a re-run does only what is left', () => {
     )
     const firstKeys = new Map(calls().map(r => [idOf(r), r.headers['idempotency-key']]))
     try {
-      expectRoutineFailure(first, /3 never made|21 never made/)
+      expectRoutineFailure(first, /for 30 targets: 6 succeeded, 2 failed \(HTTP 500: 2\), 1 unknown, 21 not made;/)
       expect(first.outputs).toMatchObject({ 'calls-failed': '2', 'calls-unknown': '1', 'calls-not-made': '21' })
+      // A stop says how many calls will not be made, in the error's own words.
+      expect(expectOneTally(first).progress).toMatch(
+        /: 6 succeeded, 2 failed, 1 unknown, 21 not made; .*stopped after 9 calls$/
+      )
       asArtifact('results-1-1', first.outputs['results-file'])
     } finally {
       first.cleanup()
@@ -320,6 +332,13 @@ describe('a re-run does only what is left', () => {
         if (firstKeys.has(idOf(r))) expect(r.headers['idempotency-key']).toBe(firstKeys.get(idOf(r)))
       }
       expect(second.outputs).toMatchObject({ 'calls-succeeded': '24', 'calls-skipped': '6', 'calls-failed': '0' })
+      expect(second.stdout).toMatch(
+        /^Calling POST \/v1\/t\/\{id\} for 24 of 30 targets \(6 done in an earlier attempt are skipped\), 4 at a time/m
+      )
+      expect(expectOneTally(second).progress).toMatch(
+        /^Calls: 30 of 30 targets \(100 %\): 24 succeeded, 6 skipped \(done in an earlier attempt\)(;|$)/
+      )
+      expect(second.summary).toMatch(/^## POST \/v1\/t\/\{id\}: all 30 targets done\n/)
       const lines = resultLines(second.outputs['results-file'])
       expect(lines).toHaveLength(30)
       expect(lines.filter(l => l.outcome === 'skipped')).toEqual(

@@ -3,6 +3,7 @@ import { ServerResponse } from 'node:http'
 import {
   clientInputs,
   expectFailure,
+  expectOneTally,
   expectRoutineFailure,
   json,
   Received,
@@ -90,8 +91,8 @@ describe('call: the routine over every target', () => {
       const lines = results(run.outputs['results-file'])
       expect(lines).toHaveLength(8)
       expect(lines[0]).toMatchObject({ status: 200, attempts: 1, body: { ok: true } })
-      expect(run.summary).toContain('## POST /v1/targets/x{id}/scans: All 8 targets done')
-      expect(run.summary).toContain('**8 succeeded, 0 failed, 0 unknown, 0 not made, 0 skipped**; 8 calls in')
+      expect(run.summary).toContain('## POST /v1/targets/x{id}/scans: all 8 targets done')
+      expect(run.summary).toContain('**8 succeeded**; 8 calls in')
     } finally {
       run.cleanup()
     }
@@ -186,7 +187,7 @@ describe('call: the routine over every target', () => {
     try {
       expectRoutineFailure(
         post,
-        /^::error::Failed to call POST \/v1\/t\/\{id\}: 1 of 2 calls failed \(HTTP 500: 1\), 0 never made; first: target "a" \(HTTP 500\)/
+        /^::error::Failed to call POST \/v1\/t\/\{id\} for 2 targets: 1 succeeded, 1 failed \(HTTP 500: 1\); first: a \(HTTP 500\)/
       )
       expect(post.outputs).toMatchObject({ 'calls-succeeded': '1', 'calls-failed': '1' })
       expect(calls().filter(r => r.url === '/v1/t/a')).toHaveLength(1)
@@ -216,6 +217,10 @@ describe('call: the routine over every target', () => {
       )
       expect(calls()).toHaveLength(1)
       expect(refused.outputs).toMatchObject({ 'calls-failed': '1', 'calls-not-made': '49' })
+      // The progress says how many calls will not be made, with the error's counts.
+      expect(expectOneTally(refused).progress).toMatch(
+        /^Calls: 50 of 50 targets \(100 %\): 1 failed, 49 not made; .*stopped after 1 call$/
+      )
       expect(resultLines(refused.outputs['results-file'])).toHaveLength(50)
     } finally {
       refused.cleanup()
@@ -228,7 +233,7 @@ describe('call: the routine over every target', () => {
     try {
       expectRoutineFailure(
         capped,
-        /3 of 3 calls failed \(HTTP 400: 3\), 47 never made.*call-max-failures \(3\): no new call was started/
+        /for 50 targets: 3 failed \(HTTP 400: 3\), 47 not made;.*call-max-failures \(3\): no new call was started/
       )
       expect(calls()).toHaveLength(3)
       expect(capped.outputs).toMatchObject({ 'calls-failed': '3', 'calls-not-made': '47' })

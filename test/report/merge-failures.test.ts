@@ -57,18 +57,32 @@ describe('readFailures', () => {
       FP
     )
     expect(failures).toEqual([
-      { target: 'c', status: 'HTTP 409', outcome: 'failed', said: '{"error":"conflict"}' },
-      { target: 'a', status: 'HTTP 500', outcome: 'failed', said: 'boom' },
-      { target: 'b', status: 'HTTP 502', outcome: 'failed', said: 'bad gateway' },
-      { target: 'd', status: 'no response', outcome: 'unknown', said: '' },
-      { target: 'e', status: 'HTTP 500', outcome: 'failed', said: '' }
+      { key: 'c', status: 'HTTP 409', outcome: 'failed', said: 'conflict' },
+      { key: 'a', status: 'HTTP 500', outcome: 'failed', said: 'boom' },
+      { key: 'b', status: 'HTTP 502', outcome: 'failed', said: 'bad gateway' },
+      { key: 'd', status: 'no response', outcome: 'unknown', said: '' },
+      { key: 'e', status: 'HTTP 500', outcome: 'failed', said: '' }
+    ])
+  })
+
+  it('shows a JSON body’s message field unescaped, and the name a line carries', () => {
+    const body = JSON.stringify({ error: { message: 'profile "nightly" is locked', code: 42 } })
+    const path = file('r.jsonl', [
+      line('a', 'failed', 409, { name: 'build-01', body: `"body":${body}` }),
+      line('b', 'failed', 500, { name: '', body: `"body":${JSON.stringify(JSON.stringify({ detail: 'as text' }))}` }),
+      line('c', 'failed', 500, { error: 'boom' }).replace('"index":0', '"index":0,"name":7')
+    ])
+    expect(readFailures([pending('a', path, { status: 409 }), pending('b', path), pending('c', path)], FP)).toEqual([
+      { key: 'a', name: 'build-01', status: 'HTTP 409', outcome: 'failed', said: 'profile "nightly" is locked' },
+      { key: 'b', status: 'HTTP 500', outcome: 'failed', said: 'as text' },
+      { key: 'c', status: 'HTTP 500', outcome: 'failed', said: 'boom' }
     ])
   })
 
   it('says nothing of a failure whose line is not in its file', () => {
     const path = file('r.jsonl', [line('a', 'failed', 500, { error: 'boom' })])
     expect(readFailures([pending('z', path)], FP)).toEqual([
-      { target: 'z', status: 'HTTP 500', outcome: 'failed', said: '' }
+      { key: 'z', status: 'HTTP 500', outcome: 'failed', said: '' }
     ])
   })
 
@@ -134,7 +148,7 @@ describe('readFailures', () => {
       [pending('a', late, { status: 502 }), pending('c', early), pending('b', early, { outcome: 'unknown' })],
       FP
     )
-    expect(failures.map(f => [f.target, f.said])).toEqual([
+    expect(failures.map(f => [f.key, f.said])).toEqual([
       ['a', 'late'],
       ['c', ''],
       ['b', '']
@@ -179,7 +193,7 @@ describe('readFailures', () => {
   it('cuts and redacts the excerpt', () => {
     mask('failures-secret-93')
     const path = file('r.jsonl', [line('a', 'failed', 500, { error: `failures-secret-93 ${'y'.repeat(300)}` })])
-    expect(readFailures([pending('a', path)], FP)[0].said).toBe(`*** ${'y'.repeat(196)}…`)
+    expect(readFailures([pending('a', path)], FP)[0].said).toBe(`*** ${'y'.repeat(156)}…`)
   })
 
   // Linux lists a process's open files in /proc/self/fd.

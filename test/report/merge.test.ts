@@ -145,9 +145,9 @@ describe('mergeResults', () => {
       [
         ...of(2)
           .slice(0, 3)
-          .map(target => ({ target, status: 'HTTP 500', outcome: 'failed', said: '{"error":"boom"}' })),
-        { target: of(4)[4], status: 'HTTP 409', outcome: 'failed', said: 'conflict' }
-      ].sort((a, b) => ids.indexOf(a.target) - ids.indexOf(b.target))
+          .map(key => ({ key, status: 'HTTP 500', outcome: 'failed', said: 'boom' })),
+        { key: of(4)[4], status: 'HTTP 409', outcome: 'failed', said: 'conflict' }
+      ].sort((a, b) => ids.indexOf(a.key) - ids.indexOf(b.key))
     )
     expect(counts(report.byStatus)).toEqual({ 'HTTP 201': 600 - missing - 4, 'HTTP 500': 3, 'HTTP 409': 1 })
     expect(report).toMatchObject({ files: 6, lines: 600 - missing + of(4).length, fingerprint: FP, notInSnapshot: 0 })
@@ -337,10 +337,10 @@ describe('mergeResults', () => {
     const { report } = await merge()
     expect(report.failures).toHaveLength(50)
     expect(report.failures[0]).toEqual({
-      target: 't-0',
+      key: 't-0',
       status: 'HTTP 503',
       outcome: 'failed',
-      said: `${'x'.repeat(200)}…`
+      said: `${'x'.repeat(160)}…`
     })
     file('s.jsonl', [
       line('u', 'unknown', null, { error: 'timed out merge-secret-value-77' }),
@@ -349,8 +349,8 @@ describe('mergeResults', () => {
     rmSync(join(dir, 'results', 'r.jsonl'))
     const again = await merge()
     expect(again.report.failures).toEqual([
-      { target: 'u', status: 'no response', outcome: 'unknown', said: 'timed out ***' },
-      { target: 'n', status: 'HTTP 500', outcome: 'failed', said: '' }
+      { key: 'u', status: 'no response', outcome: 'unknown', said: 'timed out ***' },
+      { key: 'n', status: 'HTTP 500', outcome: 'failed', said: '' }
     ])
   })
 
@@ -361,7 +361,7 @@ describe('mergeResults', () => {
     ])
     file('2.jsonl', [line('a', 'failed', 502, { attempt: 2, error: 'third' })])
     const { report } = await merge()
-    expect(report.failures).toEqual([{ target: 'a', status: 'HTTP 502', outcome: 'failed', said: 'third' }])
+    expect(report.failures).toEqual([{ key: 'a', status: 'HTTP 502', outcome: 'failed', said: 'third' }])
   })
 
   it('accepts a shard count of 1, over what the lines say', async () => {

@@ -36,16 +36,12 @@ const WHERE =
   'Every target has a line in the file of the `report-file` output: its key, outcome, status, attempt and shard.'
 
 describe('renderReportSummary', () => {
-  it('leads with all done, the counts and the statuses', () => {
+  it('leads with all done and the counts without zeros; one status is not tabled', () => {
     expect(renderReportSummary(report())).toBe(
       [
         '## Report: all 600 targets done',
         '',
-        '**600 succeeded, 0 skipped, 0 failed, 0 unknown, 0 not made, 0 missing**, from 1 results file (600 lines).',
-        '',
-        '| status | targets |',
-        '| --- | ---: |',
-        '| HTTP 201 | 600 |',
+        '**600 succeeded**, from 1 results file (600 lines).',
         '',
         WHERE,
         ''
@@ -77,7 +73,7 @@ describe('renderReportSummary', () => {
       [
         '## Report over 6 shards: 111 of 600 targets not done',
         '',
-        '**481 succeeded, 8 skipped, 7 failed, 2 unknown, 0 not made, 102 missing**, from 5 results files (520 lines).',
+        '**481 succeeded, 7 failed, 2 unknown, 102 missing, 8 skipped (done in an earlier attempt)**, from 5 results files (520 lines).',
         '',
         '**Shards to re-run**: 2/6, 3/6, 5/6.',
         '',
@@ -89,7 +85,7 @@ describe('renderReportSummary', () => {
         '',
         '### Shards',
         '',
-        '| shard | targets | succeeded | skipped | failed | unknown | missing |',
+        '| shard | targets | succeeded | skipped (done in an earlier attempt) | failed | unknown | missing |',
         '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
         '| 2/6 | 100 | 91 | 0 | 7 | 2 | 0 |',
         '| 3/6 | 100 | 0 | 0 | 0 | 0 | 100 |',
@@ -97,7 +93,7 @@ describe('renderReportSummary', () => {
         '',
         '<details><summary>The other 3 shards have every target done</summary>',
         '',
-        '| shard | targets | succeeded | skipped |',
+        '| shard | targets | succeeded | skipped (done in an earlier attempt) |',
         '| --- | ---: | ---: | ---: |',
         '| 1/6 | 100 | 100 | 0 |',
         '| 4/6 | 100 | 92 | 8 |',
@@ -128,7 +124,7 @@ describe('renderReportSummary', () => {
     expect(text.split('\n').slice(0, 5)).toEqual([
       '## Report: 1 of 600 targets seen not done',
       '',
-      '**599 succeeded, 0 skipped, 0 failed, 0 unknown, 1 not made**, from 1 results file (600 lines).',
+      '**599 succeeded, 1 not made**, from 1 results file (600 lines).',
       '',
       'Missing targets cannot be seen: this report counts only the targets that have a line in the results files. ' +
         'Pass `targets-from` and `targets-digest` (the snapshot the shards read) to account for every target.'
@@ -164,7 +160,7 @@ describe('renderReportSummary', () => {
     expect(text.split('\n').slice(0, 5)).toEqual([
       '## Report: 6 of 6 targets not done',
       '',
-      '**0 succeeded, 0 skipped, 0 failed, 0 unknown, 0 not made, 6 missing**, from 0 results files (0 lines).',
+      '**6 missing**, from 0 results files (0 lines).',
       '',
       '**No result line was read.** Input report-from\\: dl/\\*\\_results does not exist, so no result line was read. ' +
         "Check the download step before this one\\: its path should be that folder, and its pattern should match the shards' results artifacts \\(results-\\* in the README\\). " +
@@ -173,13 +169,48 @@ describe('renderReportSummary', () => {
     expect(renderReportSummary(report({ countedLines: 1 }))).not.toContain('No result line')
   })
 
+  it('reads a re-run as done: the skipped targets were done in an earlier attempt', () => {
+    const text = renderReportSummary(
+      report({
+        counts: map<ReportOutcome>({ succeeded: 161, skipped: 339 }),
+        targets: 500,
+        byStatus: map({ 'HTTP 200': 500 })
+      })
+    )
+    expect(text.split('\n').slice(0, 3)).toEqual([
+      '## Report: all 500 targets done',
+      '',
+      '**161 succeeded, 339 skipped (done in an earlier attempt)**, from 1 results file (600 lines).'
+    ])
+  })
+
+  it('lists the failures with a name column when a line named its target', () => {
+    const text = renderReportSummary(
+      report({
+        counts: map<ReportOutcome>({ succeeded: 598, failed: 2 }),
+        failures: [
+          { key: 't-1', name: 'build-01', status: 'HTTP 409', outcome: 'failed', said: 'profile "nightly" is locked' },
+          { key: 't-2', status: 'HTTP 500', outcome: 'failed', said: '' }
+        ]
+      })
+    )
+    expect(text).toContain(
+      [
+        '| target | name | status | what the service said |',
+        '| --- | --- | --- | --- |',
+        '| t-1 | build-01 | HTTP 409 | profile "nightly" is locked |',
+        '| t-2 |  | HTTP 500 |  |'
+      ].join('\n')
+    )
+  })
+
   it('lists the failures, unknown ones marked, and says when there are more', () => {
     const text = renderReportSummary(
       report({
         counts: map<ReportOutcome>({ succeeded: 597, failed: 2, unknown: 1 }),
         failures: [
-          { target: 't-1', status: 'HTTP 500', outcome: 'failed', said: '{"error":"boom"}' },
-          { target: 't-2', status: 'no response', outcome: 'unknown', said: 'timed out' }
+          { key: 't-1', status: 'HTTP 500', outcome: 'failed', said: '{"error":"boom"}' },
+          { key: 't-2', status: 'no response', outcome: 'unknown', said: 'timed out' }
         ]
       })
     )
@@ -219,8 +250,8 @@ describe('renderReportSummary', () => {
           row('2/2', { succeeded: 3, unknown: 1, 'not-made': 1 })
         ],
         failures: [
-          { target: 't-1', status: 'HTTP 500', outcome: 'failed', said: 'boom' },
-          { target: 't-2', status: 'no response', outcome: 'unknown', said: 'timed out' }
+          { key: 't-1', status: 'HTTP 500', outcome: 'failed', said: 'boom' },
+          { key: 't-2', status: 'no response', outcome: 'unknown', said: 'timed out' }
         ],
         shardsToRerun: ['1/2', '2/2'],
         files: 2,
@@ -232,7 +263,7 @@ describe('renderReportSummary', () => {
       [
         '## Report over 2 shards: 4 of 10 targets seen not done',
         '',
-        '**6 succeeded, 0 skipped, 1 failed, 1 unknown, 2 not made**, from 2 results files (12 lines).',
+        '**6 succeeded, 1 failed, 1 unknown, 2 not made**, from 2 results files (12 lines).',
         '',
         'Missing targets cannot be seen: this report counts only the targets that have a line in the results files. ' +
           'Pass `targets-from` and `targets-digest` (the snapshot the shards read) to account for every target.',
@@ -284,7 +315,7 @@ describe('renderReportSummary', () => {
       [
         '## Report: 4 of 4 targets not done',
         '',
-        '**0 succeeded, 0 skipped, 0 failed, 0 unknown, 0 not made, 4 missing**, from 0 results files (0 lines).',
+        '**4 missing**, from 0 results files (0 lines).',
         '',
         '**Shards to re-run**: 1/1.',
         '',
@@ -340,11 +371,11 @@ describe('renderReportSummary', () => {
     const text = renderReportSummary(
       report({
         counts: map<ReportOutcome>({ succeeded: 595, failed: 5 }),
-        failures: hostile.map(target => ({
-          target,
+        failures: hostile.map(key => ({
+          key,
           status: 'HTTP 500',
           outcome: 'failed' as const,
-          said: `${target} summary-secret-54`
+          said: `${key} summary-secret-54`
         })),
         unreadable: ['/r/<b>x</b>.jsonl']
       })
@@ -377,7 +408,7 @@ describe('renderReportSummary', () => {
         shardCount: 256,
         shards,
         failures: Array.from({ length: 50 }, () => ({
-          target: long,
+          key: long,
           status: 'HTTP 500',
           outcome: 'failed' as const,
           said: long

@@ -3,8 +3,9 @@ import { Outcome } from '../../src/routine/lines.js'
 import { RoutineResult } from '../../src/routine/routine.js'
 import { Failure } from '../../src/routine/tally.js'
 
-const WHERE =
-  'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run.'
+const WHERE = 'Every target has a line in the file of the `results-file` output.'
+const RERUN =
+  'Every target has a line in the file of the `results-file` output; keep it as an artifact, and pass it to `call-resume-from` on a re-run: it makes only the calls not done.'
 
 const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<RoutineResult> = {}): RoutineResult => ({
   count: 4,
@@ -22,32 +23,49 @@ const result = (outcomes: Partial<Record<Outcome, number>>, overrides: Partial<R
   ...overrides
 })
 
-const failure = (target: string, status: string, outcome: Failure['outcome'], said: string): Failure => ({
-  target,
+const failure = (key: string, status: string, outcome: Failure['outcome'], said: string, name?: string): Failure => ({
+  key,
+  ...(name === undefined ? {} : { name }),
   status,
   outcome,
   said
 })
 
 describe('routineLines', () => {
-  it('leads with all done, the counts, and where the record is', () => {
+  it('leads with all done, the counts without zeros, skipped explained, one status not tabled, no re-run advice', () => {
     expect(
       routineLines(
         'POST /v1/t/{id}',
-        result({ succeeded: 3, skipped: 1 }, { calls: 3, byStatus: new Map([['HTTP 200', 3]]) })
+        result({ succeeded: 3, skipped: 1, failed: 0 }, { calls: 3, byStatus: new Map([['HTTP 200', 3]]) })
       )
     ).toEqual([
-      '## POST /v1/t/{id}: All 4 targets done',
+      '## POST /v1/t/{id}: all 4 targets done',
       '',
-      '**3 succeeded, 0 failed, 0 unknown, 0 not made, 1 skipped**; 3 calls in 2 s (2/s).',
-      '',
-      '| status | calls |',
-      '| --- | ---: |',
-      '| HTTP 200 | 3 |',
+      '**3 succeeded, 1 skipped (done in an earlier attempt)**; 3 calls in 2 s (2/s).',
       '',
       WHERE,
       ''
     ])
+  })
+
+  it.each<[number, number, string]>([
+    [51, 13, '13 calls in 51 ms'],
+    [4210, 13, '13 calls in 4.2 s (3/s)'],
+    [185_000, 500, '500 calls in 3 min 5 s (3/s)'],
+    [0, 1, '1 call in 0 ms']
+  ])('gives a duration of %i ms in sensible units', (durationMs, calls, text) => {
+    const lines = routineLines('POST /x', result({ succeeded: calls }, { count: calls, calls, durationMs }))
+    expect(lines[2]).toBe(`**${calls} succeeded**; ${text}.`)
+  })
+
+  it('says no call was made when every target was done earlier', () => {
+    const lines = routineLines('POST /x', result({ skipped: 4 }, { calls: 0 }))
+    expect(lines.slice(0, 3)).toEqual([
+      '## POST /x: all 4 targets done',
+      '',
+      '**4 skipped (done in an earlier attempt)**; no call made.'
+    ])
+    expect(lines).toContain(WHERE)
   })
 
   it('says how the calls were paced in waves, where they stopped, and a canary', () => {
@@ -91,9 +109,9 @@ describe('routineLines', () => {
             ['HTTP 200', 1200]
           ]),
           failures: [
-            failure('target "a"', 'HTTP 500', 'failed', '{"e":1}'),
-            failure('target "b"', 'no response', 'unknown', 'the connection closed'),
-            failure('target "c"', 'HTTP 500', 'failed', '')
+            failure('a', 'HTTP 500', 'failed', '{"e":1}'),
+            failure('b', 'no response', 'unknown', 'the connection closed'),
+            failure('c', 'HTTP 500', 'failed', '')
           ]
         }
       )
@@ -101,7 +119,7 @@ describe('routineLines', () => {
     expect(lines).toEqual([
       '## POST /x: 6 of 1,206 targets not done',
       '',
-      '**1,200 succeeded, 2 failed, 1 unknown, 3 not made, 0 skipped**; 1,203 calls in 1 min (20/s).',
+      '**1,200 succeeded, 2 failed, 1 unknown, 3 not made**; 1,203 calls in 1 min (20/s).',
       '',
       '| status | calls |',
       '| --- | ---: |',
@@ -113,11 +131,11 @@ describe('routineLines', () => {
       '',
       '| target | status | what the service said |',
       '| --- | --- | --- |',
-      '| target "a" | HTTP 500 | {"e"\\:1} |',
-      '| target "b" | unknown, no response | the connection closed |',
-      '| target "c" | HTTP 500 |  |',
+      '| a | HTTP 500 | {"e"\\:1} |',
+      '| b | unknown, no response | the connection closed |',
+      '| c | HTTP 500 |  |',
       '',
-      WHERE,
+      RERUN,
       ''
     ])
   })
@@ -126,7 +144,8 @@ describe('routineLines', () => {
     [{ failed: 1 }, '1 of 4 targets not done'],
     [{ unknown: 1 }, '1 of 4 targets not done'],
     [{ 'not-made': 1 }, '1 of 4 targets not done'],
-    [{ succeeded: 4 }, 'All 4 targets done']
+    [{ succeeded: 4 }, 'all 4 targets done'],
+    [{ succeeded: 1, skipped: 3 }, 'all 4 targets done']
   ])('gives the outcome of %j', (outcomes, head) => {
     expect(routineLines('PUT /x', result(outcomes))[0]).toBe(`## PUT /x: ${head}`)
   })
@@ -140,6 +159,25 @@ describe('routineLines', () => {
     expect(all).toContain('Failed or unknown:')
   })
 
+  it('adds a name column when a failure has a name, and keeps a message to a word', () => {
+    const said = `profile "nightly" is locked by another run; ${'retry later '.repeat(20)}`
+    const lines = routineLines(
+      'POST /x',
+      result(
+        { succeeded: 2, failed: 2 },
+        {
+          failures: [failure('t-1', 'HTTP 409', 'failed', said, 'build-01'), failure('t-2', 'HTTP 500', 'failed', 'x')]
+        }
+      )
+    )
+    expect(lines).toContain('| target | name | status | what the service said |')
+    expect(lines).toContain('| t-2 |  | HTTP 500 | x |')
+    const row = lines.find(l => l.startsWith('| t-1 |'))!
+    expect(
+      row.startsWith(`| t-1 | build-01 | HTTP 409 | profile "nightly" is locked by another run; retry later`)
+    ).toBe(true)
+  })
+
   it('says the routine was cancelled, with how many outcomes are unknown, and no stop line', () => {
     const lines = routineLines(
       'POST /x',
@@ -149,9 +187,9 @@ describe('routineLines', () => {
       )
     )
     expect(lines.slice(0, 3)).toEqual([
-      '## POST /x: Cancelled after 412 of 1,000 calls, 16 outcomes unknown',
+      '## POST /x: cancelled, 604 of 1,000 targets not done',
       '',
-      '**396 succeeded, 0 failed, 16 unknown, 588 not made, 0 skipped**; 412 calls in 0 s (412/s).'
+      '**396 succeeded, 16 unknown, 588 not made**; 412 calls in 0 ms.'
     ])
     expect(lines.join('\n')).not.toContain('Stopped early')
   })
@@ -176,7 +214,7 @@ describe('routineLines', () => {
       '',
       'Writing the results file failed part way: 1,500 outcomes are not in the results file (1,500 succeeded); the counts above are what it holds.'
     ])
-    expect(lines.slice(7)).toEqual(['', WHERE, ''])
+    expect(lines.slice(7)).toEqual(['', RERUN, ''])
   })
 
   it('keeps a long stop reason up to 400 characters', () => {
@@ -191,23 +229,26 @@ describe('routineLines', () => {
       result(
         { failed: 1 },
         {
-          byStatus: new Map([['HTTP 500 <b>', 1]]),
-          failures: [failure('target "*x*|y"', 'HTTP 500', 'failed', '<script>alert(1)</script>\n| z |')]
+          byStatus: new Map([
+            ['HTTP 500 <b>', 1],
+            ['HTTP 200', 3]
+          ]),
+          failures: [failure('*x*|y', 'HTTP 500', 'failed', '<script>alert(1)</script>\n| z |')]
         }
       )
     )
     expect(lines[0]).toBe('## POST /x/\\<img src=x\\>\\|\\[a\\]\\(b\\): 1 of 4 targets not done')
     expect(lines).toContain('| HTTP 500 \\<b\\> | 1 |')
-    expect(lines).toContain('| target "\\*x\\*\\|y" | HTTP 500 | \\<script\\>alert\\(1\\)\\</script\\> \\| z \\| |')
+    expect(lines).toContain('| \\*x\\*\\|y | HTTP 500 | \\<script\\>alert\\(1\\)\\</script\\> \\| z \\| |')
   })
 
   it('gives no table without calls', () => {
     expect(routineLines('POST /x', result({ 'not-made': 4 }, { calls: 0 }))).toEqual([
       '## POST /x: 4 of 4 targets not done',
       '',
-      '**0 succeeded, 0 failed, 0 unknown, 4 not made, 0 skipped**; 0 calls in 2 s (0/s).',
+      '**4 not made**; no call made.',
       '',
-      WHERE,
+      RERUN,
       ''
     ])
   })
@@ -231,7 +272,7 @@ describe('routineLines', () => {
       expect(planned(2, 2, 3)).toEqual([
         '## DELETE /v1/t/{id}: a plan of 2 calls, none made',
         '',
-        '**2 planned**, 3 skipped: done in an earlier attempt (call-resume-from).',
+        '**2 planned**, 3 skipped (done in an earlier attempt, call-resume-from).',
         '',
         '| # | target | planned call |',
         '| ---: | --- | --- |',

@@ -31,6 +31,14 @@ describe('resultLine', () => {
     )
   })
 
+  it('writes the name a failure line carries after the id, cut at 200 characters', () => {
+    expect(resultLine(context, fields({ outcome: 'failed', status: 500, name: 'build "01"' }))).toBe(
+      '{"key":"a","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":2,"shard":"3/8","index":0,"id":"a","name":"build \\"01\\""}'
+    )
+    const long = JSON.parse(resultLine(context, fields({ name: 'n'.repeat(300) }))) as { name: string }
+    expect(long.name).toBe('n'.repeat(200))
+  })
+
   it('writes a call with every optional field, in the README order', () => {
     const line = resultLine(
       { fingerprint: 'ffff', runAttempt: 1 },

@@ -11,7 +11,10 @@ import { parseCall } from '../../src/service/call.js'
 import { Preflight } from '../../src/routine/preflight.js'
 import { Cancellation } from '../../src/cancel.js'
 import { DRAIN_MS, RoutineOptions, RoutineResult, runRoutine } from '../../src/routine/routine.js'
+import { outcomeWords } from '../../src/routine/outcome-words.js'
+import { EarlierResults } from '../../src/routine/resume.js'
 import { routineError } from '../../src/routine/verdict.js'
+import { callOutputs } from '../../src/report/outputs.js'
 import { mask } from '../../src/secrets.js'
 import { targetKey } from '../../src/targets/key.js'
 import { resultObjects, resultTexts } from '../helpers.js'
@@ -148,8 +151,8 @@ describe('runRoutine', () => {
     // A connection cut after sending may have reached the service: unknown, not failed.
     expect(outcomes(result)).toEqual({ succeeded: 1, failed: 1, unknown: 1 })
     expect(routineError('POST /v1/t/{id}', result)?.message).toBe(
-      'Failed to call POST /v1/t/{id}: 1 of 3 calls failed (HTTP 500: 1), 1 outcome unknown, 0 never made; ' +
-        'first: target "a" (HTTP 500), target "b" (no response). The job summary and the results-file output list every call; ' +
+      'Failed to call POST /v1/t/{id} for 0 targets: 1 succeeded, 1 failed (HTTP 500: 1), 1 unknown; ' +
+        'first: a (HTTP 500), b (no response). The job summary and the results-file output list every call; ' +
         'a re-run with call-resume-from makes only what is left.'
     )
     const lines = resultObjects(result.resultsFile)
@@ -336,7 +339,7 @@ describe('runRoutine, rule by rule', () => {
     expect(Object.fromEntries(result.byStatus)).toEqual({ 'HTTP 200': 2, 'HTTP 500': 1 })
     expect(Object.fromEntries(result.failedByStatus)).toEqual({ 'HTTP 500': 1 })
     expect(result.durationMs).toBe(3000)
-    expect(info.at(-1)).toBe('Calls: 3 of 3 (100 %), 1 failed, 1/s')
+    expect(info.at(-1)).toBe('Calls: 3 of 3 targets (100 %): 2 succeeded, 1 failed; 1/s')
     expect(lines(result.resultsFile).map(l => l.ms)).toEqual([1000, 1000, 1000])
   })
 
@@ -359,7 +362,7 @@ describe('runRoutine, rule by rule', () => {
       for (let i = 0; i < 5; i++) await new Promise(resolve => setImmediate(resolve))
       clock.now = 10_000
       jest.advanceTimersByTime(10_000)
-      expect(info).toEqual(['Calls: 1 of 4 (25 %), 0 failed, 1 in flight, 0/s, about 30 s left'])
+      expect(info).toEqual(['Calls: 1 of 4 targets (25 %): 1 succeeded; 1 in flight, 0.1/s, about 30 s left'])
       release()
       await running
     } finally {
@@ -410,7 +413,7 @@ describe('runRoutine, rule by rule', () => {
     expect(sent).toHaveLength(2)
     expect(result.stopped).toBe('2 calls failed, call-max-failures (2): no new call was started')
     expect(routineError('PUT /x', result)?.message).toBe(
-      'Failed to call PUT /x: 2 of 2 calls failed (HTTP 500: 2), 3 never made; first: target "t0" (HTTP 500), target "t1" (HTTP 500); ' +
+      'Failed to call PUT /x for 0 targets: 2 failed (HTTP 500: 2), 3 not made; first: t0 (HTTP 500), t1 (HTTP 500); ' +
         '2 calls failed, call-max-failures (2): no new call was started. The job summary and the results-file output ' +
         'list every call; a re-run with call-resume-from makes only what is left.'
     )
@@ -430,7 +433,7 @@ describe('runRoutine, rule by rule', () => {
     ])
     expect(result.failures).toHaveLength(50)
     expect(result.failures[49]).toEqual({
-      target: 'target "t49"',
+      key: 't49',
       status: 'HTTP 500',
       outcome: 'failed',
       said: '{"e":1}'
@@ -471,19 +474,20 @@ describe('runRoutine, rule by rule', () => {
       statuses(() => 500).transport,
       options({ spec, concurrency: 1, targets: list(targets) })
     )
-    expect(result.failures.map(f => f.target)).toEqual([
-      'target 42',
-      'target 9007199254740993',
-      'target #3',
-      'target #4',
-      'target #5'
+    // The summary names each by its key, and by its name beside it; the log by its id or place.
+    expect(result.failures.map(f => [f.key, f.name])).toEqual([
+      ['42', undefined],
+      ['9007199254740993', undefined],
+      ['{"name":"x"}', 'x'],
+      ['{"id":{"nested":1}}', undefined],
+      ['"plain"', undefined]
     ])
     const text = resultTexts(result.resultsFile)
     expect(text[0]).toMatch(
       /^\{"key":"42","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":1,"shard":null,"index":0,"id":42,"attempts":1,"ms":\d+,"body":\{"e":1\}\}$/
     )
     expect(text[1]).toMatch(/^\{"key":"9007199254740993",.*"index":1,"id":9007199254740993,"attempts"/)
-    expect(text[2]).toMatch(/^\{"key":"\{\\"name\\":\\"x\\"\}",.*"index":2,"attempts"/)
+    expect(text[2]).toMatch(/^\{"key":"\{\\"name\\":\\"x\\"\}",.*"index":2,"name":"x","attempts"/)
     expect(text[3]).toMatch(/^\{"key":"\{\\"id\\":\{\\"nested\\":1\}\}",.*"index":3,"attempts"/)
   })
 
@@ -583,7 +587,7 @@ describe('a cancelled routine', () => {
       'cancelled in flight: no answer before the step stopped'
     ])
     expect(routineError('POST /v1/t/{id}', result)?.message).toMatch(
-      /^The step was cancelled after 5 of 10 calls to POST \/v1\/t\/\{id\}: 0 of 5 calls failed, 2 outcomes unknown, 5 never made/
+      /^The step was cancelled after 5 calls to POST \/v1\/t\/\{id\}, of 10 targets: 3 succeeded, 2 unknown, 5 not made;/
     )
   })
 
@@ -937,7 +941,9 @@ describe('a routine, its skips, drain and clean-up', () => {
       transport,
       options({ targets: list(ids(3)), count: 3, concurrency: 1, now: () => clock.now, info: m => info.push(m) })
     )
-    expect(info.filter(l => l.startsWith('Calls: ')).at(-1)).toBe('Calls: 3 of 3 (100 %), 2 failed, 3/s')
+    expect(info.filter(l => l.startsWith('Calls: ')).at(-1)).toBe(
+      'Calls: 3 of 3 targets (100 %): 1 succeeded, 1 failed, 1 unknown; 3/s'
+    )
   })
 })
 
@@ -1069,5 +1075,92 @@ describe('runRoutine in waves', () => {
       '4 of 20 calls failed (20 %), more than call-max-failures (5%): no new call was started'
     )
     expect(outcomes(result)).toEqual({ succeeded: 16, failed: 4, 'not-made': 980 })
+  })
+})
+
+describe('the last progress line, the step’s error and the outputs', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
+  const statuses = (answer: (r: HttpRequest) => number) => fake(r => res(answer(r), '{"e":1}'))
+  /** The three made from one tally: the same counts, word for word. */
+  const agree = (info: readonly string[], result: RoutineResult) => {
+    const last = info.filter(l => /^(Calls|Planned): /.test(l)).at(-1) ?? ''
+    const words = outcomeWords(result.outcomes)
+    expect(last).toContain(`: ${words}`)
+    const error = routineError('POST /v1/t/{id}', result)?.message
+    if (error !== undefined) expect(error).toContain(`: ${outcomeWords(result.outcomes, result.failedByStatus)}`)
+    const outputs = callOutputs(result)
+    const fromOutputs = new Map(
+      (['succeeded', 'failed', 'unknown', 'not-made', 'skipped', 'planned'] as const).map(o => [
+        o,
+        Number(outputs[`calls-${o}`])
+      ])
+    )
+    expect(outcomeWords(fromOutputs)).toBe(words)
+    return { last, error }
+  }
+
+  it('agree after a cancellation: calls made, unknown and not made', async () => {
+    const cancel = new AbortController()
+    const info: string[] = []
+    let started = 0
+    const { transport } = fake(r => {
+      started++
+      if (started === 5) cancel.abort()
+      if (started >= 4) return new RequestError({ kind: 'aborted' }, 1)
+      return res(r.url.pathname.endsWith('t1') ? 500 : 200)
+    })
+    const result = await runRoutine(
+      transport,
+      options({ concurrency: 1, targets: list(ids(10)), count: 10, signal: cancel.signal, info: m => info.push(m) })
+    )
+    const { last, error } = agree(info, result)
+    expect(last).toMatch(
+      /^Calls: 10 of 10 targets \(100 %\): 2 succeeded, 1 failed, 2 unknown, 5 not made; .*cancelled after 5 calls$/
+    )
+    expect(error).toMatch(
+      /^The step was cancelled after 5 calls to POST \/v1\/t\/\{id\}, of 10 targets: 2 succeeded, 1 failed \(HTTP 500: 1\), 2 unknown, 5 not made;/
+    )
+  })
+
+  it('agree after a 401 stop, and say how many calls will not be made', async () => {
+    const info: string[] = []
+    const result = await runRoutine(
+      statuses(() => 401).transport,
+      options({ concurrency: 1, targets: list(ids(6)), count: 6, info: m => info.push(m) })
+    )
+    const { last, error } = agree(info, result)
+    expect(last).toMatch(/^Calls: 6 of 6 targets \(100 %\): 1 failed, 5 not made; (.*; )?stopped after 1 call$/)
+    expect(error).toMatch(/^Failed to call POST \/v1\/t\/\{id\} for 6 targets: 1 failed \(HTTP 401: 1\), 5 not made;/)
+  })
+
+  it('agree on a re-run: the targets done earlier are skipped, the rest called', async () => {
+    const info: string[] = []
+    const earlier: EarlierResults = {
+      finished: key => (['t0', 't2', 't4'].includes(key) ? 200 : undefined),
+      finishedByPlan: () => false,
+      size: 3
+    }
+    const { transport, sent } = statuses(() => 200)
+    const result = await runRoutine(
+      transport,
+      options({ targets: list(ids(5)), count: 5, earlier, info: m => info.push(m) })
+    )
+    expect(sent).toHaveLength(2)
+    const { last, error } = agree(info, result)
+    expect(last).toMatch(/^Calls: 5 of 5 targets \(100 %\): 2 succeeded, 3 skipped \(done in an earlier attempt\)(;|$)/)
+    expect(error).toBeUndefined()
+  })
+
+  it('agree on a dry run: planned, and no call or rate', async () => {
+    const info: string[] = []
+    const { transport, sent } = statuses(() => 200)
+    const result = await runRoutine(
+      transport,
+      options({ targets: list(ids(4)), count: 4, dryRun: true, info: m => info.push(m) })
+    )
+    expect(sent).toHaveLength(0)
+    const { last, error } = agree(info, result)
+    expect(last).toBe('Planned: 4 of 4 targets (100 %): 4 planned; no call made')
+    expect(error).toBeUndefined()
   })
 })

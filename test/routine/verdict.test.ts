@@ -6,8 +6,8 @@ import { routineError } from '../../src/routine/verdict.js'
 const TAIL =
   ' The job summary and the results-file output list every call; a re-run with call-resume-from makes only what is left.'
 
-const failure = (target: string, status = 'HTTP 500', outcome: Failure['outcome'] = 'failed'): Failure => ({
-  target,
+const failure = (key: string, status = 'HTTP 500', outcome: Failure['outcome'] = 'failed'): Failure => ({
+  key,
   status,
   outcome,
   said: 'x'
@@ -48,34 +48,27 @@ describe('routineError', () => {
             ['HTTP 500', 3],
             ['HTTP 503', 1]
           ]),
-          failures: [
-            failure('target "a"'),
-            failure('target "b"', 'HTTP 503'),
-            failure('target "c"'),
-            failure('target "d"')
-          ]
+          failures: [failure('a'), failure('b', 'HTTP 503'), failure('c'), failure('d')]
         }
       )
     )
     expect(error?.message).toBe(
-      'Failed to call POST /v1/t/{id}: 4 of 10 calls failed (HTTP 500: 3, HTTP 503: 1), 0 never made; ' +
-        'first: target "a" (HTTP 500), target "b" (HTTP 503), target "c" (HTTP 500).' +
+      'Failed to call POST /v1/t/{id} for 10 targets: 6 succeeded, 4 failed (HTTP 500: 3, HTTP 503: 1); ' +
+        'first: a (HTTP 500), b (HTTP 503), c (HTTP 500).' +
         TAIL
     )
   })
 
   it.each([
-    [1, '1 outcome unknown'],
-    [2, '2 outcomes unknown'],
-    [1500, '1,500 outcomes unknown']
+    [1, '1 unknown'],
+    [2, '2 unknown'],
+    [1500, '1,500 unknown']
   ])('says how many outcomes are unknown: %i', (unknown, words) => {
     const error = routineError(
       'POST /x',
-      result({ unknown }, { calls: 2000, failures: [failure('target "a"', 'no response', 'unknown')] })
+      result({ unknown }, { count: 2000, calls: 2000, failures: [failure('a', 'no response', 'unknown')] })
     )
-    expect(error?.message).toBe(
-      `Failed to call POST /x: 0 of 2,000 calls failed, ${words}, 0 never made; first: target "a" (no response).${TAIL}`
-    )
+    expect(error?.message).toBe(`Failed to call POST /x for 2,000 targets: ${words}; first: a (no response).${TAIL}`)
   })
 
   it('counts the calls never made, and says why the routine stopped', () => {
@@ -86,21 +79,21 @@ describe('routineError', () => {
         {
           calls: 3,
           failedByStatus: new Map([['HTTP 500', 2]]),
-          failures: [failure('target "a"'), failure('target "b"')],
+          failures: [failure('a'), failure('b')],
           stopped: '2 calls failed, call-max-failures (2): no new call was started'
         }
       )
     )
     expect(error?.message).toBe(
-      'Failed to call PUT /x: 2 of 3 calls failed (HTTP 500: 2), 7 never made; first: target "a" (HTTP 500), target "b" (HTTP 500); ' +
+      'Failed to call PUT /x for 10 targets: 1 succeeded, 2 failed (HTTP 500: 2), 7 not made; first: a (HTTP 500), b (HTTP 500); ' +
         '2 calls failed, call-max-failures (2): no new call was started.' +
         TAIL
     )
   })
 
   it('fails a stopped routine even when nothing failed', () => {
-    expect(routineError('PUT /x', result({ succeeded: 1 }, { calls: 1, stopped: 'why' }))?.message).toBe(
-      `Failed to call PUT /x: 0 of 1 calls failed, 0 never made; why.${TAIL}`
+    expect(routineError('PUT /x', result({ succeeded: 1 }, { count: 1, calls: 1, stopped: 'why' }))?.message).toBe(
+      `Failed to call PUT /x for 1 target: 1 succeeded; why.${TAIL}`
     )
   })
 
@@ -113,14 +106,14 @@ describe('routineError', () => {
       )
     )
     expect(error?.message).toBe(
-      'The step was cancelled after 412 of 1,000 calls to POST /x: 0 of 412 calls failed, 12 outcomes unknown, 588 never made.' +
+      'The step was cancelled after 412 calls to POST /x, of 1,000 targets: 400 succeeded, 12 unknown, 588 not made.' +
         TAIL
     )
   })
 
   it('fails a cancelled routine even when every call it made succeeded', () => {
     expect(routineError('POST /x', result({ succeeded: 10 }, { cancelled: true }))?.message).toBe(
-      `The step was cancelled after 10 of 10 calls to POST /x: 0 of 10 calls failed, 0 never made.${TAIL}`
+      `The step was cancelled after 10 calls to POST /x, of 10 targets: 10 succeeded.${TAIL}`
     )
   })
 
@@ -142,14 +135,14 @@ describe('routineError', () => {
     expect(
       routineError('POST /x', result({ succeeded: 10 }, { recordFailure, unrecorded, unrecordedOutcomes }))?.message
     ).toBe(
-      `Failed to call POST /x: 0 of 10 calls failed, 0 never made. ${recordFailure.message} ${words}: the outputs count only what it holds.${TAIL}`
+      `Failed to call POST /x for 10 targets: 10 succeeded. ${recordFailure.message} ${words}: the outputs count only what it holds.${TAIL}`
     )
   })
 
   it('cuts a long call input to 100 characters', () => {
     const call = `POST /${'x'.repeat(200)}`
     expect(routineError(call, result({ 'not-made': 1 }))?.message).toMatch(
-      new RegExp(`^Failed to call POST /${'x'.repeat(94)}…: 0 of 10 calls failed`)
+      new RegExp(`^Failed to call POST /${'x'.repeat(94)}… for 10 targets: 1 not made\\.`)
     )
   })
 })
