@@ -303,6 +303,7 @@ describe("README's workflow examples", () => {
     expect(uses('Fan-out')).toEqual([
       'm2m-org/m2m-targets-action/list@v1',
       'm2m-org/m2m-targets-action/shard@v1',
+      'm2m-org/m2m-targets-action/shard@v1',
       'm2m-org/m2m-targets-action/report@v1'
     ])
     expect(uses('Plan, approve, apply')).toEqual([

@@ -72,7 +72,7 @@ function sealedSettings(sealed: string): Record<string, string> {
 
 /** The same step through the root action.yml: what the sub-action knew from its handoff, given. */
 function throughRoot(door: Door, inputs: Record<string, string>): Swapped {
-  if (door === 'list') return { door: 'root', inputs: { ...inputs, 'targets-output': 'false' } }
+  if (door === 'list') return { door: 'root', inputs: { ...inputs, 'targets-output': 'false', 'seal-token': 'true' } }
   if (door === 'report') return { door: 'root', inputs }
   // The shard's counts output, from the root's calls-* outputs, for the plan job's expression.
   const outputs = (root: Record<string, string>) => ({
@@ -137,13 +137,17 @@ describe("the README's fan-out", () => {
     async () => {
       const { run, firstCalls, rerunCalls } = await fanOut()
       try {
-        expect(run.steps.filter(s => s.attempt === 1).map(s => s.door)).toEqual([
-          'list',
-          'shard',
-          'shard',
-          'shard',
-          'report'
+        expect(run.steps.filter(s => s.attempt === 1).map(s => `${s.job} ${s.door}`)).toEqual([
+          'list list',
+          'canary shard',
+          'scan shard',
+          'scan shard',
+          'scan shard',
+          'report report'
         ])
+        // The canary called its 10 first; no shard called them again.
+        const canary = run.steps.find(s => s.job === 'canary')!
+        expect(JSON.parse(canary.run.outputs.counts)).toMatchObject({ succeeded: 10 })
         expect(run.steps.filter(s => s.job === 'scan' && s.attempt === 1).map(s => s.leg)).toEqual([
           '1/3',
           '2/3',
