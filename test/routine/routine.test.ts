@@ -78,7 +78,7 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
     where: null,
     plan: null,
     canary: false,
-    key: null
+    signer: null
   },
   info: () => undefined,
   ...overrides
