@@ -15,10 +15,10 @@ export function echo(text: string): string {
 const FULL_URL = /^(?:([A-Za-z][A-Za-z\d+.-]*):)?\/\/([^/?#]*)(.*)$/
 
 /**
- * Why a call's path is not one below base-url, with the call meant, when the path is a full URL or
- * lacks its leading /; undefined for any other wrong path.
+ * Why a call's path is not one below base-url, with the call meant when the path is a full URL or
+ * lacks its leading /.
  */
-export function pathAdvice(method: string, path: string): string | undefined {
+export function pathAdvice(method: string, path: string): string {
   const url = FULL_URL.exec(path)
   if (url) {
     const [, scheme, authority, rest] = url
@@ -33,7 +33,7 @@ export function pathAdvice(method: string, path: string): string | undefined {
   if (!path.startsWith('/')) {
     return `Input call has the path ${echo(path)}, which does not start with /: the path is below base-url, so write ${echo(`${method} /${path}`)}`
   }
-  return undefined
+  return `Input call must have a path that starts with one / below base-url, with no //, backslash, # or control character, got ${echo(path)}`
 }
 
 const POSITION = / (?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?$/

@@ -73,10 +73,7 @@ export function parseCall(call: string, body: string): CallSpec {
   // Nothing in the path may lead away from base-url's origin or path.
   // eslint-disable-next-line no-control-regex
   if (!rawPath.startsWith('/') || rawPath.includes('//') || /[\\\u0000-\u001f\u007f#]/.test(rawPath)) {
-    throw new CallInputError(
-      pathAdvice(method, rawPath) ??
-        `Input call must have a path that starts with one / below base-url, with no //, backslash, # or control character, got ${echo(rawPath)}`
-    )
+    throw new CallInputError(pathAdvice(method, rawPath))
   }
   if (hasDotSegment(rawPath)) {
     throw new CallInputError('Input call must not have a . or .. segment in its path')

@@ -50,9 +50,10 @@ describe('pathAdvice', () => {
     expect(pathAdvice('POST', path)).toBe(message)
   })
 
-  it('has nothing to say of a path that starts with one /', () => {
-    expect(pathAdvice('GET', '/v1//x')).toBeUndefined()
-    expect(pathAdvice('GET', '/v1/x#y')).toBeUndefined()
+  it('says what a path that starts with / may not hold, echoing it', () => {
+    expect(pathAdvice('GET', '/v1//x')).toBe(
+      'Input call must have a path that starts with one / below base-url, with no //, backslash, # or control character, got "/v1//x"'
+    )
   })
 
   it('never echoes a password, through parseCall too', () => {
