@@ -41,7 +41,7 @@ export class RoutineSetup {
     signer?: RecordSigner
   ) {
     const call = inputs.call!
-    this.preflight = new Preflight(call.spec)
+    this.preflight = new Preflight(call.spec, call.text)
     if (call.waves || call.canary) this.ranks = new RankList()
     if (call.resumeFrom) {
       this.earlier = readEarlierResults({

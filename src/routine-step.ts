@@ -144,7 +144,7 @@ function recordHeader(inputs: Inputs, stage: RoutineStage, fingerprint: string):
     where: inputs.targetsWhere ?? null,
     plan: stage.plan ?? null,
     canary: inputs.call!.canary !== undefined,
-    key: stage.signer?.publicKey ?? null
+    signer: stage.signer?.publicKey ?? null
   }
 }
 

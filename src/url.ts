@@ -4,3 +4,8 @@ export function joinPath(base: URL, path: string): URL {
   joined.pathname = `${base.pathname.replace(/\/+$/, '')}/${path}`
   return joined
 }
+
+/** Text with every URL's user:password@ (or user@) shown as ***@: https://***@host/path. */
+export function withoutCredentials(text: string): string {
+  return text.replace(/\/\/[^/?#@\s]*@/g, '//***@')
+}

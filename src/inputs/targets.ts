@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import { MAX_SHARDS, parseShard, Shard } from '../targets/shards.js'
+import { redact } from '../secrets.js'
 import { boolean } from './read.js'
 
 export function shard(listTargetsInput: string): Shard | undefined {
@@ -30,6 +31,12 @@ export function snapshot(listTargetsInput: string): { targetsFrom?: string; targ
   }
   if (targetsFrom && !boolean(listTargetsInput)) {
     throw new Error('Input targets-from gives the targets: remove list-targets: false')
+  }
+  if (targetsFrom && !targetsDigest) {
+    core.warning(
+      `Input targets-from ${JSON.stringify(redact(targetsFrom))} is read without targets-digest, so nothing checks that it is the listing job's snapshot, unchanged: ` +
+        "an edited file, or another run's, would be taken as the targets. Pass the listing step's targets-digest output as targets-digest."
+    )
   }
   return { targetsFrom, targetsDigest }
 }

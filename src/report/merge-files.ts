@@ -65,7 +65,7 @@ export function surveyResults(
     let lastCount: number | undefined
     const each = (facts: ResultFacts, header: RecordHeader | undefined): void => {
       fileLines++
-      if (header?.key && !expected?.verifier) signedUnchecked = true
+      if (header?.signer && !expected?.verifier) signedUnchecked = true
       if (facts.outcome === 'planned') return
       if (fileCalls.size < MAX_CALLS || fileCalls.has(facts.call)) add(fileCalls, facts.call, 1)
       if (facts.shard !== lastShard) {

@@ -53,8 +53,10 @@ const HEADER_KEYS = [
   'where',
   'plan',
   'canary',
-  'key'
+  'signer'
 ]
+/** The header as earlier format 2 writers wrote it: `key` where `signer` is now. */
+const RELEASED_HEADER_KEYS = [...HEADER_KEYS.slice(0, -1), 'key']
 const DIGEST = /^sha256:[0-9a-f]{64}$/
 const SEAL_KEYS = ['m2m', 'lines', 'sha256', 'sig']
 
@@ -98,17 +100,17 @@ export class FileEvidence {
           `(it reads formats ${READABLE_FORMATS.join(' and ')}): upgrade this step's action to the version of the job that wrote it`
       )
     }
-    const value = parseObject(text, HEADER_KEYS)
+    const value = parseObject(text, HEADER_KEYS) ?? released(parseObject(text, RELEASED_HEADER_KEYS))
     const header = value && checkedHeader(value)
     if (!header) throw this.notOurs('its header')
     this.format = RESULTS_FORMAT
     this.header = header
     this.hash?.update(bytes).update('\n')
     const { expected } = this
-    if (expected.verifier && header.key !== expected.verifier.publicKey) {
+    if (expected.verifier && header.signer !== expected.verifier.publicKey) {
       return this.refuse(
-        header.key === null ? 'unsigned' : 'key',
-        header.key === null ? 'unsigned' : 'signed with another key',
+        header.signer === null ? 'unsigned' : 'key',
+        header.signer === null ? 'unsigned' : 'signed with another key',
         1
       )
     }
@@ -212,6 +214,13 @@ function parseObject(text: string, keys?: readonly string[]): Record<string, unk
   return own.length === keys.length && keys.every(k => own.includes(k)) ? (value as Record<string, unknown>) : undefined
 }
 
+/** An earlier writer's header with its `key` read as `signer`. */
+function released(value: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!value) return undefined
+  const { key, ...rest } = value
+  return { ...rest, signer: key }
+}
+
 /** A header's fields by shape, or undefined when one is not what the writer writes. */
 function checkedHeader(v: Record<string, unknown>): RecordHeader | undefined {
   const text = (x: unknown, max: number): x is string => typeof x === 'string' && x.length <= max
@@ -230,6 +239,6 @@ function checkedHeader(v: Record<string, unknown>): RecordHeader | undefined {
     orNull(v.where, x => text(x, 4096)) &&
     orNull(v.plan, x => text(x, 300) && /^plan[12]\.[0-9a-f.]+$/.test(x)) &&
     typeof v.canary === 'boolean' &&
-    orNull(v.key, x => text(x, 60) && /^m2mrk1\.[A-Za-z0-9_-]{43}$/.test(x))
+    orNull(v.signer, x => text(x, 60) && /^m2mrk1\.[A-Za-z0-9_-]{43}$/.test(x))
   return fits ? (v as unknown as RecordHeader) : undefined
 }

@@ -32,8 +32,11 @@ export interface RecordHeader {
   readonly plan: string | null
   /** A canary's file: shards of the same attempt resume from it. */
   readonly canary: boolean
-  /** The record-key whose private half signs the seals, or null for unsigned seals. */
-  readonly key: string | null
+  /**
+   * The record-key whose private half signs the seals, or null for unsigned seals. Written as
+   * `signer`: a result line's `key` is its target's, and the header's must not pass for one.
+   */
+  readonly signer: string | null
 }
 
 export interface Seal {
@@ -46,9 +49,9 @@ export interface Seal {
 }
 
 export function headerLine(header: RecordHeader): string {
-  const { run, attempt, call, shard, snapshot, listing, where, plan, canary, key } = header
+  const { run, attempt, call, shard, snapshot, listing, where, plan, canary, signer } = header
   const fields = { m2m: 'results', format: RESULTS_FORMAT, run, attempt, call, shard, snapshot, listing, where, plan }
-  return `${JSON.stringify({ ...fields, canary, key })}\n`
+  return `${JSON.stringify({ ...fields, canary, signer })}\n`
 }
 
 /** What a seal's signature covers: the lines and the bytes before it, under a fixed label. */

@@ -1,4 +1,5 @@
 import { isRawNumber, numberText, RawNumber } from '../json.js'
+import { bodyNotJson, echo, pathAdvice } from './call-advice.js'
 
 /**
  * The `call` input: METHOD /path, with {field} placeholders filled from each target, and the
@@ -64,15 +65,15 @@ export function parseCall(call: string, body: string): CallSpec {
   const match = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(call)
   const method = match?.[1].toUpperCase() as Method | undefined
   if (!match || !method || !METHODS.includes(method)) {
-    throw new CallInputError(`Input call must be METHOD /path with METHOD one of ${METHODS.join(', ')}, got "${call}"`)
+    throw new CallInputError(
+      `Input call must be METHOD /path with METHOD one of ${METHODS.join(', ')}, got ${echo(call)}`
+    )
   }
   const rawPath = match[2]
   // Nothing in the path may lead away from base-url's origin or path.
   // eslint-disable-next-line no-control-regex
   if (!rawPath.startsWith('/') || rawPath.includes('//') || /[\\\u0000-\u001f\u007f#]/.test(rawPath)) {
-    throw new CallInputError(
-      'Input call must have a path that starts with one / below base-url: no scheme, //, backslash, # or control character'
-    )
+    throw new CallInputError(pathAdvice(method, rawPath))
   }
   if (hasDotSegment(rawPath)) {
     throw new CallInputError('Input call must not have a . or .. segment in its path')
@@ -82,8 +83,8 @@ export function parseCall(call: string, body: string): CallSpec {
   if (body.trim() !== '') {
     try {
       parsedBody = JSON.parse(body)
-    } catch {
-      throw new CallInputError('Input call-body is not valid JSON: give a JSON template, with {field} in strings')
+    } catch (err) {
+      throw new CallInputError(bodyNotJson(body, err))
     }
     if (method === 'GET' || method === 'HEAD') {
       throw new CallInputError(`Input call-body is set, but a ${method} request has no body`)

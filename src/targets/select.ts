@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8'
 import { formatCount } from '../format.js'
-import { isRawNumber } from '../json.js'
+import { AstNode, contextFor, isNode, namesIn } from './cel-context.js'
 import { targetLabel } from './label.js'
 
 /**
@@ -33,12 +33,6 @@ interface CelError {
   readonly node?: { readonly range?: { readonly start: number; readonly end: number } }
 }
 
-interface AstNode {
-  readonly op: string
-  readonly args: unknown
-  readonly range?: { readonly start: number; readonly end: number }
-}
-
 /**
  * Compiles the expression, failing before any request with the input's name and the place it
  * breaks. The library is loaded here, only when the input is set: a run without it never pays
@@ -59,9 +53,14 @@ export async function compileSelection(expression: string): Promise<Selection> {
   try {
     program = environment.parse(expression) as unknown as typeof program
   } catch (err) {
-    throw new SelectionError(`Input ${WHERE_INPUT} ${breaksAt(expression, err as CelError)}: ${HOW_TO_WRITE}`)
+    throw new SelectionError(
+      `Input ${WHERE_INPUT} ${breaksAt(expression, err as CelError)}: ${reservedAdvice(expression, err as CelError) ?? HOW_TO_WRITE}`
+    )
   }
   checkCost(expression, program.ast)
+  const names = namesIn(program.ast)
+  const contextOf = contextFor(names)
+  const typeNames = TYPE_NAMES.filter(name => names.has(name))
   return {
     expression,
     selects(target: unknown, index: number): boolean {
@@ -69,9 +68,13 @@ export async function compileSelection(expression: string): Promise<Selection> {
       try {
         result = program(contextOf(target))
       } catch (err) {
-        throw new SelectionError(evaluationFailure(expression, err as CelError, target, index))
+        throw new SelectionError(
+          shadowed(typeNames, target, index) ?? evaluationFailure(expression, err as CelError, target, index)
+        )
       }
       if (typeof result !== 'boolean') {
+        const advice = shadowed(typeNames, target, index)
+        if (advice) throw new SelectionError(advice)
         throw new SelectionError(
           `Input ${WHERE_INPUT} gives ${describe(result)}, not true or false, for ${targetLabel(target, index)}: ` +
             'write a condition, such as status == "retired"'
@@ -84,6 +87,32 @@ export async function compileSelection(expression: string): Promise<Selection> {
 
 const HOW_TO_WRITE =
   'write a CEL condition over the target\'s fields, such as status == "retired" && region.startsWith("eu-") (docs/selection.md)'
+
+/** Names CEL reads as its types wherever they stand alone, never as a variable. */
+const TYPE_NAMES = ['bool', 'bytes', 'double', 'int', 'list', 'map', 'null_type', 'string', 'type', 'uint']
+/** Words CEL keeps, which no variable and (the literals and `in`) no field selection may be. */
+const RESERVED =
+  /^(?:as|break|const|continue|else|for|function|if|import|let|loop|package|namespace|return|var|void|while|in|true|false|null)$/
+
+/** A field named like a CEL type that the expression reads bare: it meant target.<name>. */
+function shadowed(typeNames: readonly string[], target: unknown, index: number): string | undefined {
+  if (typeNames.length === 0 || target === null || typeof target !== 'object') return undefined
+  const name = typeNames.find(n => Object.hasOwn(target, n))
+  if (name === undefined) return undefined
+  return (
+    `Input ${WHERE_INPUT} reads ${name}, which CEL takes for its type ${name}, not the field ${name} of ${targetLabel(target, index)}, ` +
+    `so no call was made: write target.${name} for the field (${TYPE_NAMES.join(', ')} are CEL's type names)`
+  )
+}
+
+/** For a field named like a word CEL reserves, how to write it instead. */
+function reservedAdvice(expression: string, err: CelError): string | undefined {
+  const range = err.range
+  const word = range ? expression.slice(range.start, range.end) : ''
+  if (!RESERVED.test(word)) return undefined
+  const selector = /^(?:in|true|false|null)$/.test(word) ? `target["${word}"]` : `target.${word}`
+  return `${word} is a word CEL reserves: write a field of that name as ${selector}`
+}
 
 /** "does not parse at character 11 (…): unexpected token", quoting the expression around the place. */
 function breaksAt(expression: string, err: CelError): string {
@@ -151,50 +180,9 @@ function checkPattern(expression: string, node: AstNode, args: unknown[]): void 
   }
 }
 
-function isNode(value: unknown): value is AstNode {
-  return !!value && typeof value === 'object' && typeof (value as AstNode).op === 'string'
-}
-
 function quoteNode(expression: string, node: AstNode): string {
   const range = node.range
   return JSON.stringify(range ? expression.slice(range.start, range.end) : expression)
-}
-
-/**
- * What the expression sees of a target: its fields by name, and the whole as `target`, in an
- * object without a prototype, so that no name reaches Object.prototype. Numbers kept exactly as
- * sent (64-bit ids) become CEL ints when whole, doubles otherwise.
- */
-function contextOf(target: unknown): Record<string, unknown> {
-  const value = celValue(target)
-  const context = Object.create(null) as Record<string, unknown>
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const key of Object.keys(value)) context[key] = (value as Record<string, unknown>)[key]
-  }
-  context.target = value
-  return context
-}
-
-/** The target with its exact numbers as CEL numbers; the target itself when it holds none. */
-function celValue(target: unknown): unknown {
-  if (!holdsRawNumber(target)) return target
-  return JSON.parse(JSON.stringify(target), (_key, value: unknown, context?: { source?: string }) => {
-    const source = context?.source
-    if (typeof value !== 'number' || source === undefined || !/^-?\d+$/.test(source)) return value
-    return Number.isSafeInteger(value) ? value : BigInt(source)
-  })
-}
-
-/** Whether any value in the target is a number kept as its text: a walk without recursion. */
-function holdsRawNumber(root: unknown): boolean {
-  const stack: unknown[] = [root]
-  while (stack.length > 0) {
-    const value = stack.pop()
-    if (value === null || typeof value !== 'object') continue
-    if (isRawNumber(value)) return true
-    for (const child of Object.values(value)) if (child !== null && typeof child === 'object') stack.push(child)
-  }
-  return false
 }
 
 /** Why the expression failed on a target, with the guard that keeps it from failing. */

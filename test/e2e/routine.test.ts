@@ -105,7 +105,11 @@ describe('call: the routine over every target', () => {
       /2 of 3 targets cannot fill its placeholders, so no call was made: target #2 lacks \{id\}; target #3 holds an object or array in \{id\}/
     ],
     [[{ id: '.' }], 'GET /v1/t/{id}', /target "\." gives a path segment of \. or \.\./],
-    [[{ id: 'a' }], 'POST /v1/t/{ID}', /target "a" lacks \{ID\}/]
+    [
+      [{ id: 'a', name: 'n' }],
+      'POST /v1/t/{ID}',
+      /target "a" lacks \{ID\}\. Check the placeholders of call "POST \/v1\/t\/\{ID\}" against the targets' fields \(they are case-sensitive\): target "a" has id, name\.$/
+    ]
   ])('checks every target before the first call: %j with %s', async (list, call, message) => {
     targets = list
     const run = await runAction(inputs({ call }))
@@ -118,8 +122,19 @@ describe('call: the routine over every target', () => {
   })
 
   it.each([
-    ['GET https://evil.example/x', /Input call must have a path that starts with one \//],
-    ['GET //evil.example/x', /Input call must have a path/],
+    [
+      'GET https://evil.example/x',
+      /Input call has a full URL, "https:\/\/evil\.example\/x": base-url gives the scheme and host, and call the path below it\. Write call: "GET \/x" with base-url: "https:\/\/evil\.example"$/
+    ],
+    [
+      'POST https://bot:hunter2-e2e@api.example/v1/x',
+      /full URL, "https:\/\/\*\*\*@api\.example\/v1\/x": .*"POST \/v1\/x" with base-url: "https:\/\/api\.example" \(credentials go in their own inputs, never in a URL\)$/
+    ],
+    ['GET //evil.example/x', /Input call has a full URL, "\/\/evil\.example\/x"/],
+    [
+      'POST v1/x',
+      /Input call has the path "v1\/x", which does not start with \/: the path is below base-url, so write "POST \/v1\/x"$/
+    ],
     ['GET /v1/../admin', /must not have a \. or \.\. segment/],
     ['GET /v1\\x', /Input call must have a path/],
     ['FETCH /v1/x', /Input call must be METHOD \/path/],
@@ -129,6 +144,21 @@ describe('call: the routine over every target', () => {
     const run = await runAction(inputs({ call }))
     try {
       expectFailure(run, message)
+      expect(idp.requests).toHaveLength(0)
+      expect(`${run.stdout}${run.stderr}`).not.toContain('hunter2')
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  it('refuses a call-body that is not JSON before any request, saying where and how to write it', async () => {
+    targets = [{ id: 'a' }]
+    const run = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-body': '{\n  "id": {id},\n  "n": 1\n}' }))
+    try {
+      expectFailure(
+        run,
+        /^::error::Input call-body is not valid JSON: Expected property name or '}' at line 2, column 10 \(" {2}\\"id\\": \{‸id\}, ?"\): a placeholder goes inside a JSON string: write "\{id\}"/
+      )
       expect(idp.requests).toHaveLength(0)
     } finally {
       run.cleanup()

@@ -100,6 +100,30 @@ describe('targets-where', () => {
     }
   })
 
+  it('names a field CEL reads as a type, before any call, and selects by target.type', async () => {
+    targets = targets.map((t, i) => ({ ...t, type: i % 5 === 0 ? 'host' : 'vm' }))
+    const bare = await runAction(inputs({ 'targets-where': 'type == "host"', call: 'DELETE /v1/targets/{id}' }), RUN)
+    try {
+      expectFailure(
+        bare,
+        /^::error::Input targets-where reads type, which CEL takes for its type type, not the field type of target "t-001", so no call was made: write target\.type for the field/
+      )
+      expect(calls()).toHaveLength(0)
+    } finally {
+      bare.cleanup()
+    }
+    const run = await runAction(
+      inputs({ 'targets-where': 'target.type == "host"', call: 'DELETE /v1/targets/{id}' }),
+      RUN
+    )
+    try {
+      expect(run.code).toBe(0)
+      expect(calls()).toHaveLength(targets.length / 5)
+    } finally {
+      run.cleanup()
+    }
+  })
+
   it('selects in the list job of a fan-out: the shards call the 40 and the report counts 40 of 40', async () => {
     const list = await runAction(
       inputs({ 'targets-where': RETIRED, 'targets-output': 'false', 'shard-size': '14' }),

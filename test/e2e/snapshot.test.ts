@@ -133,6 +133,22 @@ describe('targets-from: one listing per run', () => {
     }
   })
 
+  it('reads targets-from without targets-digest with one warning, saying what the digest protects', async () => {
+    body = '[{"id":"a"},{"id":"b"}]'
+    const listed = await list()
+    const run = await runAction(inputs({ 'targets-from': listed.copy }))
+    try {
+      expect(run.code).toBe(0)
+      expect(listingRequests()).toBe(1)
+      expect(run.stdout.split('\n').filter(l => l.startsWith('::warning::'))).toEqual([
+        `::warning::Input targets-from ${JSON.stringify(listed.copy)} is read without targets-digest, so nothing checks that it is the listing job's snapshot, unchanged: ` +
+          "an edited file, or another run's, would be taken as the targets. Pass the listing step's targets-digest output as targets-digest."
+      ])
+    } finally {
+      run.cleanup()
+    }
+  })
+
   it('fails before any request on a file with another digest, naming both', async () => {
     body = '[{"id":"a"}]'
     const listed = await list()

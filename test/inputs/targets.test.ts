@@ -1,5 +1,5 @@
 import { shard, snapshot, where } from '../../src/inputs/targets.js'
-import { setInputs } from '../helpers.js'
+import { captureStdout, setInputs } from '../helpers.js'
 
 const DIGEST = `sha256:${'ab12'.repeat(16)}`
 
@@ -32,6 +32,9 @@ describe('shard', () => {
 })
 
 describe('snapshot', () => {
+  const written = captureStdout()
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+
   it('is empty without targets-from', () => {
     setInputs({})
     expect(snapshot('list-targets')).toEqual({ targetsFrom: undefined, targetsDigest: undefined })
@@ -42,6 +45,24 @@ describe('snapshot', () => {
     expect(snapshot('list-targets')).toEqual({ targetsFrom: 'snap/', targetsDigest: DIGEST })
     setInputs({ 'targets-from': 'snap/' })
     expect(snapshot('list-targets')).toEqual({ targetsFrom: 'snap/', targetsDigest: undefined })
+  })
+
+  it('warns once, naming the file and what the digest protects, when targets-from has no digest', () => {
+    setInputs({ 'targets-from': 'snap/', 'targets-digest': DIGEST })
+    snapshot('list-targets')
+    expect(warnings()).toEqual([])
+    setInputs({ 'targets-from': 'snap/' })
+    snapshot('list-targets')
+    expect(warnings()).toEqual([
+      '::warning::Input targets-from "snap/" is read without targets-digest, so nothing checks that it is the listing job\'s snapshot, unchanged: ' +
+        "an edited file, or another run's, would be taken as the targets. Pass the listing step's targets-digest output as targets-digest.\n"
+    ])
+  })
+
+  it('says nothing when targets-from is refused anyway', () => {
+    setInputs({ 'targets-from': 'snap/', 'list-targets': 'false' })
+    expect(() => snapshot('list-targets')).toThrow()
+    expect(warnings()).toEqual([])
   })
 
   it('refuses a digest without targets-from', () => {

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { recordSigner, recordVerifier } from '../../src/auth/record-key.js'
 import { Expectation, NewerFormatError, Refusal } from '../../src/routine/evidence.js'
-import { RecordHeader } from '../../src/routine/record-format.js'
+import { RecordHeader, sealLine, sealMessage } from '../../src/routine/record-format.js'
 import { ResultsRecord } from '../../src/routine/record.js'
 import { readResultFile } from '../../src/routine/result-files.js'
 import { FP, line } from '../helpers.js'
@@ -26,13 +27,13 @@ const HEADER: RecordHeader = {
   where: null,
   plan: null,
   canary: false,
-  key: signer.publicKey
+  signer: signer.publicKey
 }
 
 /** A results file as the routine writes it: header, lines in blocks of `block`, each sealed. */
 function written(keys: string[], header: Partial<RecordHeader> = {}, by = signer, block = 2): string {
   const full = { ...HEADER, ...header }
-  const record = new ResultsRecord({ dir, info: () => undefined, header: full, signer: full.key ? by : undefined })
+  const record = new ResultsRecord({ dir, info: () => undefined, header: full, signer: full.signer ? by : undefined })
   keys.forEach((key, i) => {
     record.add(line(key, 'succeeded', 200, { attempt: full.attempt, shard: full.shard ?? undefined }), 'succeeded')
     if ((i + 1) % block === 0) record.flush()
@@ -68,14 +69,14 @@ describe('a results file as evidence', () => {
     })
   })
 
-  it.each<[string, Partial<RecordHeader>, RecordHeader['key'], string, Partial<Expectation>]>([
-    ['unsigned', { key: null }, null, 'unsigned', {}],
-    ['signed with another key', { key: other.publicKey }, null, 'key', {}],
+  it.each<[string, Partial<RecordHeader>, RecordHeader['signer'], string, Partial<Expectation>]>([
+    ['unsigned', { signer: null }, null, 'unsigned', {}],
+    ['signed with another key', { signer: other.publicKey }, null, 'key', {}],
     ['of another run', {}, null, 'run', { run: '101' }],
     ['of a later attempt', { attempt: 3 }, null, 'attempt', { attempt: 2 }],
     ['of another snapshot', { snapshot: `sha256:${'d'.repeat(64)}` }, null, 'snapshot', { snapshot: HEADER.snapshot! }]
   ])('refuses a file %s, whole', (_what, header, _key, reason, expected) => {
-    const file = written(['a', 'b'], header, header.key === other.publicKey ? other : signer)
+    const file = written(['a', 'b'], header, header.signer === other.publicKey ? other : signer)
     const got = read(file, { verifier, ...expected })
     expect(got.keys).toEqual([])
     expect(got.refused).toEqual([expect.objectContaining({ reason, fromLine: 1 })])
@@ -117,7 +118,7 @@ describe('a results file as evidence', () => {
   })
 
   it('refuses, line by line, lines whose call, attempt or shard is not their header', () => {
-    const file = written(['a'], { key: null })
+    const file = written(['a'], { signer: null })
     const text = readFileSync(file, 'utf8').split('\n')
     const strays = [
       line('b', 'succeeded', 200, { call: 'fedcba9876543210' }),
@@ -139,6 +140,37 @@ describe('a results file as evidence', () => {
     ])
   })
 
+  it('reads an earlier format 2 file, whose header names its signer `key`, and checks its seals', () => {
+    const file = join(dir, 'released.jsonl')
+    const head = readFileSync(written([]), 'utf8').split('\n')[0].replace('"signer":', '"key":')
+    expect(head).toContain(`"key":"${signer.publicKey}"`)
+    const text = `${head}\n${line('a', 'succeeded', 200)}\n${line('b', 'failed', 500)}\n`
+    const sha256 = createHash('sha256').update(text).digest('hex')
+    writeFileSync(file, text + sealLine({ lines: 2, sha256, sig: signer.sign(sealMessage(2, sha256)) }))
+    expect(read(file, { verifier, run: '100' })).toMatchObject({ keys: ['a', 'b'], refused: [] })
+    const otherKey = recordVerifier(other.publicKey)!
+    expect(read(file, { verifier: otherKey }).refused).toEqual([
+      expect.objectContaining({ reason: 'key', fromLine: 1 })
+    ])
+    // Both names at once is no header this action wrote.
+    writeFileSync(file, text.replace('"key":', '"signer":null,"key":'))
+    expect(() => read(file)).toThrow(/is not a results file's of this action/)
+  })
+
+  it('writes the record-key as signer, so that a result line is the only kind with a key', () => {
+    const [head, ...rest] = readFileSync(written(['a']), 'utf8')
+      .trimEnd()
+      .split('\n')
+    expect(JSON.parse(head)).toMatchObject({ m2m: 'results', signer: signer.publicKey })
+    expect(JSON.parse(head)).not.toHaveProperty('key')
+    expect(
+      [head, ...rest]
+        .map(l => JSON.parse(l) as { key?: string })
+        .filter(l => l.key)
+        .map(l => l.key)
+    ).toEqual(['a'])
+  })
+
   it('refuses a file of a newer format, naming both versions and what to upgrade', () => {
     const file = join(dir, 'v3.jsonl')
     writeFileSync(file, '{"m2m":"results","format":3,"anything":"new"}\n')
@@ -153,14 +185,14 @@ describe('a results file as evidence', () => {
     ['a header of the wrong shape', (h: string) => h.replace('"attempt":1', '"attempt":"1"')],
     ['a first line of another kind', (h: string) => h.replace('"m2m":"results"', '"m2m":"other"')]
   ])('throws for %s, naming the file', (_what, change) => {
-    const file = written(['a'], { key: null })
+    const file = written(['a'], { signer: null })
     const [head, ...rest] = readFileSync(file, 'utf8').split('\n')
     writeFileSync(file, [change(head), ...rest].join('\n'))
     expect(() => read(file)).toThrow(/is not a results file's of this action/)
   })
 
   it('throws for a seal of the wrong shape', () => {
-    const file = written(['a'], { key: null })
+    const file = written(['a'], { signer: null })
     writeFileSync(file, readFileSync(file, 'utf8').replace('"lines":1', '"lines":"one"'))
     expect(() => read(file)).toThrow(/line 3 is not a results file's of this action/)
   })

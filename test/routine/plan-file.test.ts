@@ -35,7 +35,7 @@ function planFile(): { file: string; digest: string } {
     where: null,
     plan: digest,
     canary: false,
-    key: null
+    signer: null
   }
   const text = [
     headerLine(header).trimEnd(),

@@ -30,11 +30,11 @@ const HEADER: RecordHeader = {
   where: 'a == 1',
   plan: null,
   canary: false,
-  key: null
+  signer: null
 }
 const HEADER_LINE =
   '{"m2m":"results","format":2,"run":"77","attempt":2,"call":"0123456789abcdef","shard":"1/2",' +
-  `"snapshot":"sha256:${'a'.repeat(64)}","listing":null,"where":"a == 1","plan":null,"canary":false,"key":null}\n`
+  `"snapshot":"sha256:${'a'.repeat(64)}","listing":null,"where":"a == 1","plan":null,"canary":false,"signer":null}\n`
 
 const record = (overrides: Partial<RecordOptions> = {}) =>
   new ResultsRecord({ dir, info: m => infos.push(m), header: HEADER, ...overrides })
@@ -137,11 +137,11 @@ describe('ResultsRecord', () => {
 
   it("signs each seal with the run's record key, and names the key in the header", () => {
     const signer = recordSigner(Buffer.alloc(32, 7))
-    const r = record({ signer, header: { ...HEADER, key: signer.publicKey } })
+    const r = record({ signer, header: { ...HEADER, signer: signer.publicKey } })
     r.add('{"key":"a"}', 'succeeded')
     r.close()
     const [header, , sealText] = contents(r).split('\n')
-    expect(JSON.parse(header)).toMatchObject({ key: signer.publicKey })
+    expect(JSON.parse(header)).toMatchObject({ signer: signer.publicKey })
     const seal = JSON.parse(sealText) as { lines: number; sha256: string; sig: string }
     const verifier = recordVerifier(signer.publicKey)!
     expect(verifier.verify(sealMessage(seal.lines, seal.sha256), seal.sig)).toBe(true)

@@ -82,7 +82,7 @@ const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
     where: null,
     plan: null,
     canary: false,
-    key: null
+    signer: null
   },
   info: () => undefined,
   ...overrides
@@ -203,7 +203,7 @@ describe('a dry run', () => {
 
 describe('Preflight', () => {
   const checked = (call: string, targets: unknown[]): Preflight => {
-    const preflight = new Preflight(parseCall(call, ''))
+    const preflight = new Preflight(parseCall(call, ''), call)
     for (const t of targets) preflight.check(t)
     return preflight
   }
@@ -212,7 +212,7 @@ describe('Preflight', () => {
     expect(() => checked('POST /v1/t/{id}', [{ id: 'a' }, { id: 7 }]).verify()).not.toThrow()
     const bad = [{ id: 'ok' }, ...Array.from({ length: 7 }, (_, i) => ({ name: `n${i}` }))]
     expect(() => checked('POST /v1/t/{id}', bad).verify()).toThrow(
-      /^Input call: 7 of 8 targets cannot fill its placeholders, so no call was made: target #2 lacks \{id\}; (target #\d lacks \{id\}; ){3}target #6 lacks \{id\}\. Check the field names/
+      /^Input call: 7 of 8 targets cannot fill its placeholders, so no call was made: target #2 lacks \{id\}; (target #\d lacks \{id\}; ){3}target #6 lacks \{id\}\. Check the placeholders of call "POST \/v1\/t\/\{id\}" against the targets' fields \(they are case-sensitive\): target #2 has name\.$/
     )
   })
 

@@ -19,9 +19,14 @@ describe('parseCall', () => {
   it.each([
     ['GET', /must be METHOD \/path/],
     ['TRACE /v1/x', /must be METHOD \/path/],
-    ['GET v1/x', /starts with one \//],
-    ['GET /v1//x', /starts with one \//],
-    ['GET /v1/x#y', /starts with one \//],
+    ['GET v1/x', /has the path "v1\/x", which does not start with \/: .* write "GET \/v1\/x"$/],
+    ['GET https://h.example/v1', /full URL, "https:\/\/h.example\/v1": base-url gives the scheme and host/],
+    [
+      'GET /v1//x',
+      /starts with one \/ below base-url, with no \/\/, backslash, # or control character, got "\/v1\/\/x"$/
+    ],
+    ['GET /v1/x#y', /starts with one \/ .*, got "\/v1\/x#y"$/],
+    ['GET /v1\\x', /starts with one \/ .*, got "\/v1\\\\x"$/],
     ['GET /v1/%2e%2E/x', /\. or \.\. segment/],
     ['GET /v1/{a!}', /not a placeholder/],
     ['GET /v1/}', /not a placeholder/],

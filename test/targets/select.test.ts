@@ -136,3 +136,52 @@ describe('compileSelection', () => {
     await expect(compileSelection('matches(name, "^a")')).resolves.toBeDefined()
   })
 })
+
+describe('fields named like CEL types or reserved words', () => {
+  const failure = (selection: Awaited<ReturnType<typeof compileSelection>>, target: unknown): string => {
+    try {
+      selection.selects(target, 0)
+    } catch (err) {
+      expect(err).toBeInstanceOf(SelectionError)
+      return (err as Error).message
+    }
+    throw new Error('selected')
+  }
+
+  it.each(['type == "host"', 'int > 2', '!bool', 'string in ["a"]'])(
+    'names the field and says to write target.<name>: %s',
+    async expression => {
+      const name = expression.replace(/^!/, '').split(/[ .]/)[0]
+      const message = failure(await compileSelection(expression), { id: 'h1', [name]: 'host' })
+      expect(message).toBe(
+        `Input targets-where reads ${name}, which CEL takes for its type ${name}, not the field ${name} of target "h1", ` +
+          `so no call was made: write target.${name} for the field (bool, bytes, double, int, list, map, null_type, string, type, uint are CEL's type names)`
+      )
+    }
+  )
+
+  it('reads target.type as the field, and keeps type names as types where the target has no such field', async () => {
+    expect((await compileSelection('target.type == "host"')).selects({ type: 'host' }, 0)).toBe(true)
+    expect((await compileSelection('type(target.n) == string')).selects({ n: 'x' }, 0)).toBe(true)
+    expect(failure(await compileSelection('type == "host"'), { id: 'a' })).toMatch(/cannot be evaluated on target "a"/)
+  })
+
+  it.each([
+    ['as == 1', 'target.as'],
+    ['while == 1', 'target.while'],
+    ['target.in == "x"', 'target["in"]'],
+    ['target.null == 1', 'target["null"]']
+  ])('says how to write a reserved word as a field: %s', async (expression, selector) => {
+    await expect(compileSelection(expression)).rejects.toThrow(
+      new RegExp(
+        `^Input targets-where does not parse at character \\d+ .*: \\w+ is a word CEL reserves: write a field of that name as ${selector.replace(/[.[\]]/g, '\\$&')}$`
+      )
+    )
+    expect(
+      (await compileSelection(selector + ' == 1')).selects(
+        { [selector.replace(/^target\.|^target\["|"\]$/g, '')]: 1 },
+        0
+      )
+    ).toBe(true)
+  })
+})
