@@ -70,7 +70,8 @@ export function measured(args, env, ok = [0]) {
     child.on('close', () => {
       const [ms, kib, cpuMs, code] = out.trim().split(/\s+/).map(Number)
       if (!Number.isFinite(ms)) reject(new Error(`no measurement of ${args.join(' ')}: ${out}${log}`))
-      else if (!ok.includes(code)) reject(new Error(`${args.slice(0, 2).join(' ')} exited ${code}: ${log.slice(-1500)}`))
+      else if (!ok.includes(code))
+        reject(new Error(`${args.slice(0, 2).join(' ')} exited ${code}: ${log.slice(-1500)}`))
       else resolve({ ms, mib: kib / 1024, cpuMs, code, log })
     })
   })

@@ -75,7 +75,8 @@ const sizes = args.quick ? QUICK : FULL
 const dist = resolve(args.dist)
 
 const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
-const commit = git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--', 'dist') ? ' (dist/ modified)' : '')
+const commit =
+  git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--', 'dist') ? ' (dist/ modified)' : '')
 const load = () =>
   loadavg()
     .map(l => l.toFixed(2))
@@ -132,7 +133,8 @@ function judged(row) {
   if (!goal) return { ...s, goal: '', met: undefined }
   const [op, value] = goal
   const met = { '<=': s.median <= value, '<': s.median < value, '>=': s.median >= value }[op]
-  return { ...s, goal: `${op} ${format(value, row.unit)}${unitOf(row.unit)}`, met }
+  const text = row.unit === 'whole' ? 'yes' : `${op} ${format(value, row.unit)}${unitOf(row.unit)}`
+  return { ...s, goal: text, met }
 }
 function line(row) {
   const s = judged(row)
