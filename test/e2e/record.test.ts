@@ -137,7 +137,7 @@ describe('cancellation drains', () => {
     return { run: await running, seenAtSignal }
   }
 
-  // How long the drain takes is measured by `npm run bench` (bench/cancel.js) and held to the 5 s
+  // How long the drain takes is measured by `npm run bench` (bench/parts/cancel.js) and held to the 5 s
   // grace with a fake clock in test/routine/routine.test.ts: a wall-clock bound here would fail on
   // a busy machine. These tests hold what the drain does.
   it.each(['SIGINT', 'SIGTERM'] as const)(
@@ -214,7 +214,7 @@ describe('cancellation drains', () => {
     child.kill('SIGTERM')
     const run = await running
     try {
-      // The second signal's own way out: no output, the file as it stood (bench/cancel.js times it).
+      // The second signal's own way out: no output, the file as it stood (bench/parts/cancel.js times it).
       expect(run.code).toBe(1)
       const errors = run.stdout.split('\n').filter(l => l.startsWith('::error::'))
       expect(errors).toEqual([

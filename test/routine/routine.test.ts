@@ -724,7 +724,7 @@ describe('a routine, its skips, drain and clean-up', () => {
   })
 
   // The runner sends SIGINT, then SIGTERM 7.5 s later (src/cancel.ts). What the drain promises is
-  // held here on a clock the test moves, so that a busy machine cannot fail it; bench/cancel.js
+  // held here on a clock the test moves, so that a busy machine cannot fail it; bench/parts/cancel.js
   // measures the real time.
   it("writes its record when the drain's grace is up after the runner's SIGINT, before its SIGTERM", async () => {
     const clock = { now: 0 }
