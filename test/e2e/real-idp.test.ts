@@ -198,7 +198,7 @@ describe.each([false, true])('oidc-provider (standards-only) through token-url (
       }
     ]
   ])('issues a token for %s with a scope', async (_method, extra) => {
-    const run = await runAction(opInputs(extra), { debug })
+    const run = await runAction({ ...opInputs(extra), 'seal-token': 'true' }, { debug })
     try {
       expect(run.code).toBe(0)
       expect(run.outputs).toMatchObject({
