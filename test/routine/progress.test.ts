@@ -57,7 +57,7 @@ describe('progressLine', () => {
     [
       'the one call',
       { count: 1, outcomes: outcomes({ failed: 1 }), inFlight: 0 },
-      'Calls: 1 of 1 target (100 %): 1 failed; 0/s'
+      'Calls: 1 of 1 target (100 %): 1 failed; 0.3/s'
     ],
     [
       'a stop, with what will not be made instead of a time',
