@@ -4,6 +4,8 @@
 // Class names stay, so an error that escapes still names its class. A package imported with
 // import() (the CEL library, only when targets-where is set) is a chunk of its own beside index.js,
 // compressed the same way; licenses.txt is written here, as ncc lists only one chunk's packages.
+// Each chunk's module factories are then put in parentheses, so that V8 parses them once
+// (eager-factories.js).
 // Usage: bundle.js [entry out]
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,6 +13,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { minify } from 'terser'
 import { parse } from 'yaml'
+import { eagerFactories } from './eager-factories.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const [entry = 'action.ts', out = join(root, 'dist')] = process.argv.slice(2)
@@ -29,7 +32,7 @@ for (const name of readdirSync(outDir).filter(n => n.endsWith('.js'))) {
     mangle: { keep_classnames: true }
   })
   if (code === undefined) throw new Error(`terser produced nothing for ${file}`)
-  writeFileSync(file, code)
+  writeFileSync(file, eagerFactories(code))
 }
 if (entry === 'action.ts') {
   writeFileSync(join(outDir, 'licenses.txt'), licenses())

@@ -50,6 +50,14 @@ export interface Inputs {
   readonly summary: boolean
 }
 
+/**
+ * Whether the step makes a report (the report/ door, or report-from given to the action) and no
+ * request. A report's inputs are read with its code (inputs/report.ts), which only it loads.
+ */
+export function reportMode(door: DoorName = 'root'): boolean {
+  return door === 'report' || (door === 'root' && core.getInput('report-from') !== '')
+}
+
 /** Reads and validates every input; the only place that calls getInput. Masks secrets as they are read. */
 export function getInputs(door: DoorName = 'root'): Inputs {
   // Secrets first, so nothing below can print them unmasked.

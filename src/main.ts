@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { Bearer } from './auth/bearer.js'
-import { RecordSigner, recordSigner } from './auth/record-key.js'
+import type { RecordSigner } from './auth/record-key.js'
 import { runSealKey } from './auth/sealed.js'
 import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
 import { Cancellation, SignalSource } from './cancel.js'
@@ -10,8 +10,7 @@ import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
 import { checkGivenInputs, currentDoor, Door } from './doors.js'
-import { getInputs, Inputs } from './inputs.js'
-import { reportInputs } from './inputs/report.js'
+import { getInputs, Inputs, reportMode } from './inputs.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
 import type { RoutineResult } from './routine/routine.js'
@@ -57,10 +56,9 @@ export async function run(options: RunOptions = {}): Promise<void> {
     // A mistyped input fails the step first: a call-bodyy would have sent every call with no body.
     if (door) checkGivenInputs(door)
     trustEnvironment(core.warning, mask)
-    // Report mode makes no request and needs no credential: it reads results files only.
-    const report = door?.name === 'list' || door?.name === 'shard' ? undefined : reportInputs(door?.name === 'report')
-    // Each mode's code is loaded only when the step is that mode: a token-and-list step loads less.
-    if (report) return await (await import('./report-step.js')).reportEveryShard(report, writeSummary, door)
+    // Report mode makes no request and needs no credential: it reads results files only. Each
+    // mode's code, its inputs' too, is loaded only when the step is that mode.
+    if (reportMode(door?.name)) return await (await import('./report-step.js')).reportStep(writeSummary, door)
     const inputs = getInputs(door?.name)
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,
@@ -90,7 +88,7 @@ function recordKeyOf(inputs: Inputs): Promise<RecordSigner | undefined> {
   const { credentials } = inputs
   if (!credentials || !(inputs.sealToken || inputs.call)) return Promise.resolve(undefined)
   const key = runSealKey(credentials, inputs.baseUrl, process.env.GITHUB_RUN_ID, inputs.sealedToken)
-  const signer = key.then(k => k && recordSigner(k))
+  const signer = key.then(async k => k && (await import('./auth/record-key.js')).recordSigner(k))
   signer.catch(() => undefined) // awaited where it is used; never an unhandled rejection meanwhile
   return signer
 }

@@ -1,7 +1,7 @@
 import * as core from '@actions/core'
 import { tmpdir } from 'node:os'
 import { Door } from './doors.js'
-import { ReportInputs } from './inputs/report.js'
+import { ReportInputs, reportInputs } from './inputs/report.js'
 import { mergeResults } from './report/merge.js'
 import { publishReport } from './report/outputs.js'
 import { renderReportSummary } from './report/report-summary.js'
@@ -10,6 +10,11 @@ import { recordVerifier } from './auth/record-key.js'
 import { callFingerprint, recordFingerprint } from './routine/fingerprint.js'
 import { compileSelection } from './targets/select.js'
 import { snapshotPath } from './targets/snapshot.js'
+
+/** Report mode (inputs.ts, reportMode), from its inputs. */
+export async function reportStep(writeSummary: (markdown: string) => void, door?: Door): Promise<void> {
+  await reportEveryShard(reportInputs(true), writeSummary, door)
+}
 
 /**
  * Report mode: one answer for a run of many shards, from their results files and no request. The

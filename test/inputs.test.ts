@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto'
-import { getInputs } from '../src/inputs.js'
+import { getInputs, reportMode } from '../src/inputs.js'
 import { basicCredentials } from '../src/auth/client-secret.js'
 import { captureStdout, setInputs } from './helpers.js'
 
@@ -386,5 +386,26 @@ describe('the first hour: common mistakes get the advice that fits', () => {
     expect(() => getInputs()).toThrow(
       "Input auth-url ends in /oauth/token, which the action appends itself: give the identity provider's base URL (https://tenant.idp.test), or the whole endpoint as token-url"
     )
+  })
+})
+
+describe('reportMode', () => {
+  it('is the report door, or report-from given to the action (or to no door); never list/ or shard/', () => {
+    setInputs({})
+    expect([reportMode(), reportMode('root'), reportMode('list'), reportMode('shard'), reportMode('report')]).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true
+    ])
+    setInputs({ 'report-from': 'results' })
+    expect([reportMode(), reportMode('root'), reportMode('list'), reportMode('shard'), reportMode('report')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      true
+    ])
   })
 })

@@ -5,8 +5,8 @@ import { ReportInputs } from '../src/inputs/report.js'
 import { DEFAULT_FAIL_ON } from '../src/report/merge.js'
 import { callFingerprint, CallIdentity } from '../src/routine/fingerprint.js'
 import { LineFields, resultLine } from '../src/routine/lines.js'
-import { reportEveryShard } from '../src/report-step.js'
-import { captureStdout, readFileCommands } from './helpers.js'
+import { reportEveryShard, reportStep } from '../src/report-step.js'
+import { captureStdout, readFileCommands, setInputs } from './helpers.js'
 
 const CALL = {
   method: 'POST',
@@ -64,6 +64,19 @@ const inputs = (overrides: Partial<ReportInputs> = {}): ReportInputs => ({
   failOn: DEFAULT_FAIL_ON,
   summary: true,
   ...overrides
+})
+
+describe('reportStep', () => {
+  it('reads the report inputs, report-from required', async () => {
+    setInputs({})
+    await expect(reportStep(() => undefined)).rejects.toThrow(
+      "Input required and not supplied: report-from (the folder the shards' results artifacts were downloaded to)"
+    )
+    results('a.jsonl', CALL, ['a succeeded'])
+    setInputs({ 'report-from': join(dir, 'results'), 'report-fail-on': 'failed', summary: 'false' })
+    await reportStep(() => undefined)
+    expect(outputs()).toMatchObject({ 'report-targets': '1', 'report-succeeded': '1' })
+  })
 })
 
 describe('reportEveryShard', () => {

@@ -1,22 +1,19 @@
 import * as http from 'node:http'
-import { HttpClient } from '@actions/http-client'
 import { getProxyUrl } from '@actions/http-client/lib/proxy'
 import { Connection } from './attempt.js'
+import { tunnelAgent } from './tunnel.js'
 
 /**
  * Keep-alive agents, one per protocol, and for URLs that HTTPS_PROXY / HTTP_PROXY / NO_PROXY
- * send through a proxy, the tunnelling agent of @actions/http-client (one client per protocol:
- * it caches one agent per client whatever the protocol).
+ * send through a proxy (as @actions/http-client reads them), a tunnelling agent per protocol. https
+ * (and so tls) is loaded only when a URL or a proxy needs it.
  */
 export class Agents {
   private readonly direct = new Map<string, http.Agent>()
-  private readonly proxied = new Map<string, HttpClient>()
+  private readonly proxied = new Map<string, Promise<http.Agent>>()
   private readonly connections = new Map<string, Connection>()
   private last: { readonly prefix: string; readonly connection: Connection } | undefined
 
-  constructor(private readonly userAgent: string) {}
-
-  /** https (and so tls) is loaded only when a URL needs it. */
   /** The connection already made for the URL's origin: the routine's every call but the first. */
   cached(url: URL): Connection | undefined {
     // A routine's every call goes where the one before it went: no origin is worked out for it.
@@ -40,8 +37,14 @@ export class Agents {
   private async connect(url: URL): Promise<Connection> {
     const module = url.protocol === 'https:' ? await import('node:https') : http
     const proxy = getProxyUrl(url)
-    if (proxy)
-      return { request: module.request, agent: this.proxyAgent(url), proxy: `${proxy.protocol}//${proxy.host}` }
+    if (proxy) {
+      let tunnel = this.proxied.get(url.protocol)
+      if (!tunnel) {
+        tunnel = tunnelAgent(url, proxy)
+        this.proxied.set(url.protocol, tunnel)
+      }
+      return { request: module.request, agent: await tunnel, proxy: `${proxy.protocol}//${proxy.host}` }
+    }
     let agent = this.direct.get(url.protocol)
     if (!agent) {
       // Certificates are verified whatever NODE_TLS_REJECT_UNAUTHORIZED says (see trustEnvironment).
@@ -51,21 +54,11 @@ export class Agents {
     return { request: module.request, agent }
   }
 
-  private proxyAgent(url: URL): http.Agent {
-    let client = this.proxied.get(url.protocol)
-    if (!client) {
-      client = new HttpClient(this.userAgent, [], { keepAlive: true })
-      this.proxied.set(url.protocol, client)
-    }
-    return client.getAgent(url.href)
-  }
-
   dispose(): void {
     this.last = undefined
     this.connections.clear()
     for (const agent of this.direct.values()) agent.destroy()
     this.direct.clear()
-    for (const client of this.proxied.values()) client.dispose()
     this.proxied.clear()
   }
 }

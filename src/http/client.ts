@@ -80,7 +80,7 @@ export class Http implements Transport {
   private readonly now: () => number
 
   constructor(private readonly options: HttpOptions) {
-    this.agents = new Agents(options.userAgent)
+    this.agents = new Agents()
     this.policy = { ...DEFAULT_POLICY, ...options.policy, maxAttempts: options.maxAttempts }
     this.sleep = options.sleep ?? (ms => new Promise(resolve => setTimeout(resolve, ms)))
     this.random = options.random ?? Math.random

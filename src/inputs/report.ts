@@ -30,6 +30,8 @@ const FAIL_ON: readonly ReportOutcome[] = REPORT_OUTCOMES.filter(o => o !== 'suc
  * The report inputs, or undefined when report-from is not set. No credential is read or asked for:
  * the step makes no request. A credential input that is set anyway is said to be unused.
  */
+export function reportInputs(required: true): ReportInputs
+export function reportInputs(required?: boolean): ReportInputs | undefined
 export function reportInputs(required = false): ReportInputs | undefined {
   const from = core.getInput('report-from')
   if (!from && required) {

@@ -1,17 +1,9 @@
 import { ResultFacts } from '../routine/result-line.js'
 import { KeyHash, keyHash, KeyTable } from '../targets/key-table.js'
+import { ReportOutcome } from './report-outcomes.js'
 
-/** A target's outcome in a report: a routine's outcome, or `missing` (no line in any results file). */
-export type ReportOutcome = 'succeeded' | 'skipped' | 'failed' | 'unknown' | 'not-made' | 'missing'
-
-export const REPORT_OUTCOMES: readonly ReportOutcome[] = [
-  'succeeded',
-  'skipped',
-  'failed',
-  'unknown',
-  'not-made',
-  'missing'
-]
+// Apart, so that the outputs of a step that makes no report load none of the report's code.
+export { REPORT_OUTCOMES, type ReportOutcome } from './report-outcomes.js'
 
 /** A target's final line, as the table keeps it. */
 export interface Winner {

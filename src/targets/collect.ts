@@ -5,7 +5,6 @@ import { Transport } from '../http/client.js'
 import { listTargets } from '../service/targets.js'
 import { Listing, TargetsFile } from './file.js'
 import { MAX_SHARDS, Shard, shardCount } from './shards.js'
-import { readSnapshot, SnapshotError, snapshotPath } from './snapshot.js'
 
 /** The targets of this step, however they came, and what the outputs say of them. */
 export interface Collected {
@@ -70,9 +69,11 @@ export async function listInto(
 
 /**
  * Reads the targets-from snapshot into `file`, checking its digest when targets-digest is given.
- * Makes no request: it runs before the token is obtained, so a bad snapshot fails first.
+ * Makes no request: it runs before the token is obtained, so a bad snapshot fails first. The
+ * snapshot's reader is loaded here: a step that lists loads none of it.
  */
 export async function readInto(inputs: SnapshotOptions, file: TargetsFile): Promise<Collected> {
+  const { readSnapshot, SnapshotError, snapshotPath } = await import('./snapshot.js')
   const path = snapshotPath(inputs.targetsFrom)
   const { digest } = await readSnapshot(path, targets => file.add(targets))
   if (inputs.targetsDigest && digest !== inputs.targetsDigest) {

@@ -1,5 +1,3 @@
-import { jest } from '@jest/globals'
-import { HttpClient } from '@actions/http-client'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import { Agents, trustEnvironment } from '../../src/http/agents.js'
@@ -15,7 +13,7 @@ describe('Agents', () => {
   })
 
   it('keeps one keep-alive agent per protocol for direct connections', async () => {
-    const agents = new Agents('test-agent/1')
+    const agents = new Agents()
     const a = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
     const b = await agents.connectionFor(new URL('https://idp.service.test/oauth/token'))
     const plain = await agents.connectionFor(new URL('http://127.0.0.1:8080/'))
@@ -27,7 +25,7 @@ describe('Agents', () => {
   })
 
   it('makes one connection per origin, cached for the calls after the first', async () => {
-    const agents = new Agents('test-agent/1')
+    const agents = new Agents()
     const url = new URL('https://api.service.test/v1/targets')
     expect(agents.cached(url)).toBeUndefined()
     const first = await agents.connectionFor(url)
@@ -39,7 +37,7 @@ describe('Agents', () => {
   })
 
   it('answers a URL of the origin last used from its text, and no other origin from it', async () => {
-    const agents = new Agents('test-agent/1')
+    const agents = new Agents()
     const first = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
     const other = await agents.connectionFor(new URL('https://idp.service.test/oauth/token'))
     expect(agents.cached(new URL('https://api.service.test/v1/targets/1'))).toBe(first)
@@ -56,7 +54,7 @@ describe('Agents', () => {
   })
 
   it('uses the https module for https, http for http, and verifies certificates', async () => {
-    const agents = new Agents('test-agent/1')
+    const agents = new Agents()
     const secure = await agents.connectionFor(new URL('https://api.service.test/'))
     const plain = await agents.connectionFor(new URL('http://127.0.0.1:8080/'))
     expect(secure.request).toBe(https.request)
@@ -72,7 +70,7 @@ describe('Agents', () => {
   it('sends what HTTPS_PROXY names through the proxy, minding NO_PROXY and loopback hosts', async () => {
     process.env.HTTPS_PROXY = 'http://proxy.corp.test:3128'
     process.env.NO_PROXY = '.internal.test'
-    const agents = new Agents('test-agent/1')
+    const agents = new Agents()
     const proxied = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
     expect(proxied.proxy).toBe('http://proxy.corp.test:3128')
     expect((proxied.agent as unknown as { options?: { proxy?: { host?: string } } }).options?.proxy?.host).toBe(
@@ -81,12 +79,24 @@ describe('Agents', () => {
     expect((await agents.connectionFor(new URL('https://other.service.test/'))).agent).toBe(proxied.agent)
     expect((await agents.connectionFor(new URL('https://idp.internal.test/token'))).proxy).toBeUndefined()
     expect((await agents.connectionFor(new URL('http://127.0.0.1:8080/'))).proxy).toBeUndefined()
-    const dispose = jest.spyOn(HttpClient.prototype, 'dispose')
     agents.dispose()
-    expect(dispose).toHaveBeenCalledTimes(1)
-    dispose.mockRestore()
     const fresh = await agents.connectionFor(new URL('https://api.service.test/v1/targets'))
     expect(fresh.agent).not.toBe(proxied.agent)
+    agents.dispose()
+  })
+
+  it('makes one tunnelling agent per protocol, even for origins asked for at once', async () => {
+    process.env.HTTPS_PROXY = 'http://proxy.corp.test:3128'
+    process.env.HTTP_PROXY = 'http://proxy.corp.test:3128'
+    const agents = new Agents()
+    const [a, b, plain] = await Promise.all([
+      agents.connectionFor(new URL('https://api.service.test/')),
+      agents.connectionFor(new URL('https://idp.service.test/')),
+      agents.connectionFor(new URL('http://plain.service.test/'))
+    ])
+    expect(b.agent).toBe(a.agent)
+    expect(plain.agent).not.toBe(a.agent)
+    expect(plain.proxy).toBe('http://proxy.corp.test:3128')
     agents.dispose()
   })
 })
