@@ -33,10 +33,15 @@ const LISTED = 1 << 10
  * The winning line of every target key, in two words a key and no key text: the line's place in
  * the read (word 0) and, in word 1, its run attempt (18 bits: a line claims MAX_RUN_ATTEMPT at
  * most), outcome (3), whether the snapshot lists the key (1) and status (10). A million keys cost
- * about 36 MiB.
+ * 16 MiB to 32 MiB.
  */
 export class WinnerTable {
-  private readonly table = new KeyTable(2)
+  private readonly table: KeyTable
+
+  /** `lines`: the result lines to be offered, to make room for their keys at once. */
+  constructor(lines = 0) {
+    this.table = new KeyTable(2, lines)
+  }
 
   /** Keys that have a line. */
   get keys(): number {

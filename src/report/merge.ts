@@ -93,7 +93,7 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
   const { expected } = options
   const survey = surveyResults(options.from, options.fingerprint, options, expected)
   const { readable, fingerprint } = survey
-  const table = new WinnerTable()
+  const table = new WinnerTable(survey.lines)
   const counted = countLines(readable, fingerprint, table, options, expected)
   // Lines that name no shard are of a routine without shards: one shard, 1/1.
   const shardCount = given ?? (counted.counted > 0 ? (survey.shardCount ?? 1) : undefined)
