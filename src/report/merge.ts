@@ -93,7 +93,8 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
   const { expected } = options
   const survey = surveyResults(options.from, options.fingerprint, options, expected)
   const { readable, fingerprint } = survey
-  const table = new WinnerTable(survey.lines)
+  const table = new WinnerTable()
+  table.reserve(survey.lines)
   const counted = countLines(readable, fingerprint, table, options, expected)
   // Lines that name no shard are of a routine without shards: one shard, 1/1.
   const shardCount = given ?? (counted.counted > 0 ? (survey.shardCount ?? 1) : undefined)
@@ -162,7 +163,7 @@ async function reportSnapshot(
       if (options.select && !options.select.selects(target, index++)) continue
       const key = targetKey(target)
       const hash = keyHash(key)
-      const winner = table.list(key, hash)
+      const winner = table.list(hash)
       if (!winner) {
         duplicates++
         continue

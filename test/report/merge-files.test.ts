@@ -295,7 +295,7 @@ describe('eachWinningLine', () => {
   it('hands over no line of a key the table has no line for', () => {
     const a = file('a.jsonl', [line('a'), line('b')])
     const table = new WinnerTable()
-    table.list('a', keyHash('a'))
+    table.list(keyHash('a'))
     const seen: string[] = []
     eachWinningLine([a], FP, table, key => seen.push(key))
     expect(seen).toEqual([])
