@@ -70,7 +70,7 @@ const CR = 0x0d
 export type LineBytes = () => Buffer
 
 // The one chunk every read reads into (one file is read through before the next): a read of
-// hundreds of files allocates it once, not a MiB a file for the collector to find.
+// hundreds of files allocates it once, not a chunk a file for the collector to find.
 let spare: Buffer | undefined
 
 /**
