@@ -2,7 +2,7 @@
 // process measured whole (wall time, peak RSS and CPU, read by python3 from the child's rusage),
 // interleaved rounds, and the statistics of a figure (median and spread).
 import { spawn } from 'node:child_process'
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { inputEnv } from '../demo/runner.js'
@@ -45,6 +45,17 @@ export function runnerEnv(dir, inputs, extra = {}, door = 'root') {
     ...extra,
     ...inputEnv(inputs, door)
   }
+}
+
+/**
+ * `env` for another build of the action (the reference build): without the INPUT_ variables its
+ * door does not declare (an input added since), which that build would refuse by name.
+ */
+export function envFor(build, env, door = 'root') {
+  const text = readFileSync(join(build, `${door}.js`), 'utf8')
+  const declared = JSON.parse(/globalThis\.m2mDoor = (.*)\n/.exec(text)[1]).inputs
+  const names = new Set(Object.keys(declared).map(name => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`))
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('INPUT_') || names.has(name)))
 }
 
 const RSS_SCRIPT =

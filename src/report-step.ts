@@ -10,6 +10,7 @@ import { recordVerifier } from './auth/record-key.js'
 import { callFingerprint, recordFingerprint } from './routine/fingerprint.js'
 import { compileSelection } from './targets/select.js'
 import { snapshotPath } from './targets/snapshot.js'
+import { youngGenerationCap } from './routine/young-generation.js'
 
 /** Report mode (inputs.ts, reportMode), from its inputs. */
 export async function reportStep(writeSummary: (markdown: string) => void, door?: Door): Promise<void> {
@@ -29,6 +30,10 @@ export async function reportEveryShard(
 ): Promise<void> {
   const fingerprint = inputs.call && recordFingerprint(callFingerprint(inputs.call), inputs.call.accept)
   const select = inputs.targetsWhere === undefined ? undefined : await compileSelection(inputs.targetsWhere)
+  // A line's or a target's garbage is young: a new space that stops growing keeps peak RSS down.
+  // Held where it stands now: the merge reads its files in one synchronous run, which a timer's
+  // check (capYoungGeneration) would only see the end of.
+  youngGenerationCap(0)()
   const report = await mergeResults({
     select,
     from: inputs.from,

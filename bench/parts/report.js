@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { createReadStream, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { interleaved, node, paired, runnerEnv, snapshotLines, stats, writeLines } from '../lib.js'
+import { envFor, interleaved, node, paired, runnerEnv, snapshotLines, stats, writeLines } from '../lib.js'
 
 const SHARDS = 256
 const FAILED_EVERY = 20_011
@@ -69,7 +69,7 @@ export async function report({ dist, dir, rounds, sizes, reference }) {
     const expected = `${failed.toLocaleString('en-US')} failed, 0 unknown, 0 not made, 0 missing of ${count.toLocaleString('en-US')} targets`
     const run = build => async () => {
       const env = runnerEnv(at, { 'report-from': results, 'targets-from': snapshot, 'targets-digest': digest })
-      const r = await node(join(build, 'root.js'), env, [1])
+      const r = await node(join(build, 'root.js'), envFor(build, env), [1])
       if (!r.log.includes(expected)) throw new Error(`${build}: no "${expected}" in ${r.log.slice(-1000)}`)
       return r
     }

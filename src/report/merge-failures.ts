@@ -37,6 +37,7 @@ export function readFailures(pending: readonly PendingFailure[], fingerprint: st
     const wanted = new Map(pending.filter(p => p.file === file).map(p => [p.key, p]))
     try {
       eachLine(file, line => {
+        if (!mayName(line, wanted)) return
         const facts = parseResultLine(line)
         if (!facts || facts.call !== fingerprint || facts.outcome === 'planned') return
         const failure = wanted.get(facts.key)
@@ -56,6 +57,17 @@ export function readFailures(pending: readonly PendingFailure[], fingerprint: st
       said: text
     }
   })
+}
+
+/**
+ * Whether the line may be one of these keys': it holds one as it is, or an escape that could spell
+ * one (a line without a backslash writes its key as it is). Most lines of a file are not: they are
+ * not parsed.
+ */
+function mayName(line: string, keys: ReadonlyMap<string, unknown>): boolean {
+  if (line.includes('\\')) return true
+  for (const key of keys.keys()) if (line.includes(key)) return true
+  return false
 }
 
 /** "HTTP 500", or "no response". */

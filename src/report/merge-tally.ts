@@ -30,7 +30,8 @@ const KEPT_FAILURES = 50
  */
 export class ReportTally {
   readonly counts = new Map<ReportOutcome, number>()
-  readonly byStatus = new Map<string, number>()
+  // Counted by the status itself and named at the end, not with a string made for each target.
+  private readonly statuses = new Map<number | null, number>()
   readonly failures: FailureSeen[] = []
   targets = 0
   private readonly byShard: Map<ReportOutcome, number>[] = []
@@ -50,14 +51,16 @@ export class ReportTally {
     shard.set(outcome, (shard.get(outcome) ?? 0) + 1)
     this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1)
     this.targets++
-    if (runAttempt !== null && outcome !== 'not-made') {
-      const text = statusText(status)
-      this.byStatus.set(text, (this.byStatus.get(text) ?? 0) + 1)
-    }
+    if (runAttempt !== null && outcome !== 'not-made') this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1)
     if ((outcome === 'failed' || outcome === 'unknown') && this.failures.length < KEPT_FAILURES) {
       this.failures.push({ key, status, outcome, runAttempt: runAttempt ?? 0, seq: winner.seq })
     }
     return { key, outcome, status, runAttempt, shard: this.labels[index] ?? null }
+  }
+
+  /** "HTTP 200", "no response": the final status of every target whose call was made, in the order first seen. */
+  get byStatus(): Map<string, number> {
+    return new Map([...this.statuses].map(([status, n]) => [statusText(status), n]))
   }
 
   /** The shards that hold a target, in order. */

@@ -7,7 +7,8 @@ import { readSnapshot, SnapshotError } from '../targets/snapshot.js'
 import { Expectation } from '../routine/evidence.js'
 import { KeyHash } from '../targets/key-table.js'
 import { readFailures, ReportFailure } from './merge-failures.js'
-import { countLines, eachWinningLine, fileOf, MergeLog, surveyResults } from './merge-files.js'
+import { countLines, eachWinningLine, fileOf, MergeLog } from './merge-files.js'
+import { surveyResults } from './merge-survey.js'
 import { ReportOutcome, REPORT_OUTCOMES, Winner, WinnerTable } from './merge-table.js'
 import { ReportTally, ShardRow } from './merge-tally.js'
 import { ReportFile } from './report-file.js'
@@ -83,7 +84,8 @@ export const DEFAULT_FAIL_ON: ReadonlySet<ReportOutcome> = new Set(['failed', 'u
 /**
  * One answer for a run of many shards: every results file read (a file counted whole or not at
  * all), the newest line winning for each target key, and, with a snapshot, every target of it
- * accounted for. Memory holds a table of key hashes, not keys or lines.
+ * accounted for. Memory holds a table of key hashes, not keys or lines. The files are read once
+ * (twice when the call chosen is not the first one read) and the snapshot once.
  */
 export async function mergeResults(options: MergeOptions): Promise<MergedReport> {
   const given = options.shardCount
@@ -91,10 +93,11 @@ export async function mergeResults(options: MergeOptions): Promise<MergedReport>
     throw new Error(`A report's shard count must be 1 to ${MAX_SHARDS}, not ${given}`)
   }
   const { expected } = options
-  const survey = surveyResults(options.from, options.fingerprint, options, expected)
-  const { readable, fingerprint } = survey
   const table = new WinnerTable()
-  const counted = countLines(readable, fingerprint, table, options, expected)
+  const survey = surveyResults(options.from, options.fingerprint, options, expected, table)
+  const { readable, fingerprint } = survey
+  if (!survey.counted) table.clear()
+  const counted = survey.counted ?? countLines(readable, fingerprint, table, options, expected)
   // Lines that name no shard are of a routine without shards: one shard, 1/1.
   const shardCount = given ?? (counted.counted > 0 ? (survey.shardCount ?? 1) : undefined)
   const tally = new ReportTally(shardCount)
@@ -162,7 +165,7 @@ async function reportSnapshot(
       if (options.select && !options.select.selects(target, index++)) continue
       const key = targetKey(target)
       const hash = keyHash(key)
-      const winner = table.list(key, hash)
+      const winner = table.list(hash)
       if (!winner) {
         duplicates++
         continue

@@ -125,8 +125,8 @@ export class FileEvidence {
     }
   }
 
-  /** A result line: given over now (format 1), or held until its block's seal. */
-  line(facts: ResultFacts, bytes: Buffer, lineNumber: number): void {
+  /** A result line: given over now (format 1), or held until its block's seal. Its bytes are read to be hashed. */
+  line(facts: ResultFacts, bytes: () => Buffer, lineNumber: number): void {
     if (this.format === 1) {
       if (this.expected.verifier)
         return this.refuse('unsigned', 'unsigned (format 1, written before records were signed)', lineNumber)
@@ -137,7 +137,7 @@ export class FileEvidence {
       this.counted++
       return this.give(facts, undefined)
     }
-    this.hash?.update(bytes).update('\n')
+    this.hash?.update(bytes()).update('\n')
     const header = this.header!
     if (facts.call !== header.call || facts.runAttempt !== header.attempt || facts.shard !== header.shard) {
       this.refusedLines++

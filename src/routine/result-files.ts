@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer'
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { messageOf } from '../errors.js'
@@ -57,27 +58,51 @@ export interface ReadProblems {
  * and no more of it than this is ever kept: a file of one line of gigabytes costs one read of it.
  */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024
-const CHUNK_BYTES = 1024 * 1024
+/**
+ * 64 KiB: a chunk's lines are decoded as one string, and V8 keeps a string this size in its young
+ * space; at 1 MiB each was a large object that only a full collection frees.
+ */
+const CHUNK_BYTES = 64 * 1024
 const LF = 0x0a
 const CR = 0x0d
 
+/** A line's bytes, while the line is handed over: taken only by a reader that hashes them. */
+export type LineBytes = () => Buffer
+
+// The one chunk every read reads into (one file is read through before the next): a read of
+// hundreds of files allocates it once, not a chunk a file for the collector to find.
+let spare: Buffer | undefined
+
 /**
  * Hands over each line of `file` (without its LF or CRLF) with its number, and whether it is a
- * last line without a newline. Read in 1 MiB chunks, a line across them joined once, so reading is
+ * last line without a newline. Read in 64 KiB chunks, a line across them joined once, so reading is
  * linear in the file's size whatever its lines; a leading UTF-8 byte-order mark is dropped. A line
- * longer than `maxLineBytes` throws, naming the file and the line.
+ * longer than `maxLineBytes` throws, naming the file and the line. The lines of a chunk that is all
+ * ASCII are decoded at once, not one by one.
  */
 export function eachLine(
   file: string,
-  each: (text: string, lineNumber: number, last: boolean, bytes: Buffer) => void,
+  each: (text: string, lineNumber: number, last: boolean, bytes: LineBytes) => void,
   maxLineBytes = MAX_LINE_BYTES
 ): void {
   const fd = openSync(file, 'r')
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+  const chunk = spare ?? Buffer.allocUnsafe(CHUNK_BYTES)
+  // Taken: a read started while this one hands over a line reads into a chunk of its own.
+  spare = undefined
   // The start of the current line, from earlier chunks: copies, as the chunk is read into again.
   let parts: Buffer[] = []
   let partBytes = 0
   let lineNumber = 1
+  let held: Buffer = chunk
+  let from = 0
+  let to = 0
+  const bytes = (): Buffer => held.subarray(from, to)
+  const give = (text: string, data: Buffer, start: number, end: number, last = false): void => {
+    held = data
+    from = start
+    to = end
+    each(text, lineNumber++, last, bytes)
+  }
   const tooLong = (): ResultFileError =>
     new ResultFileError(
       `${quoted(file)} line ${lineNumber} is longer than ${formatBytes(maxLineBytes)}, so it is not a result line of this action`
@@ -88,13 +113,34 @@ export function eachLine(
       if (read === 0) break
       const data = chunk.subarray(0, read)
       let start = first && hasByteOrderMark(data) ? 3 : 0
-      for (let nl = data.indexOf(LF, start); nl >= 0; nl = data.indexOf(LF, start)) {
+      let nl = data.indexOf(LF, start)
+      if (nl >= 0 && partBytes > 0) {
         if (partBytes + nl - start > maxLineBytes) throw tooLong()
-        const bytes = partBytes > 0 ? Buffer.concat([...parts, data.subarray(start, nl)]) : data.subarray(start, nl)
-        each(lineText(bytes), lineNumber++, false, bytes)
+        const joined = Buffer.concat([...parts, data.subarray(start, nl)])
+        give(lineText(joined), joined, 0, joined.length)
         parts = []
         partBytes = 0
         start = nl + 1
+        nl = data.indexOf(LF, start)
+      }
+      const end = nl < 0 ? -1 : data.lastIndexOf(LF)
+      if (end >= 0 && isAscii(data.subarray(start, end))) {
+        const text = data.toString('latin1', start, end)
+        for (let at = 0; at <= text.length;) {
+          const lf = text.indexOf('\n', at)
+          const stop = lf < 0 ? text.length : lf
+          if (stop - at > maxLineBytes) throw tooLong()
+          const cr = stop > at && text.charCodeAt(stop - 1) === CR ? 1 : 0
+          give(text.slice(at, stop - cr), data, start + at, start + stop)
+          at = stop + 1
+        }
+        start = end + 1
+      } else {
+        for (; nl >= 0; nl = data.indexOf(LF, start)) {
+          if (nl - start > maxLineBytes) throw tooLong()
+          give(lineText(data.subarray(start, nl)), data, start, nl)
+          start = nl + 1
+        }
       }
       if (start < read) {
         partBytes += read - start
@@ -103,11 +149,12 @@ export function eachLine(
       }
     }
     if (partBytes > 0) {
-      const bytes = Buffer.concat(parts)
-      each(lineText(bytes), lineNumber, true, bytes)
+      const joined = Buffer.concat(parts)
+      give(lineText(joined), joined, 0, joined.length, true)
     }
   } finally {
     closeSync(fd)
+    spare = chunk
   }
 }
 
@@ -136,8 +183,8 @@ export function readResultFile(
   eachLine(file, (text, lineNumber, last, bytes) => {
     if (evidence.closed) return
     if (isOwnLine(text)) {
-      if (lineNumber === 1) return evidence.headerLine(text, bytes)
-      return evidence.sealLine(text, bytes, lineNumber)
+      if (lineNumber === 1) return evidence.headerLine(text, bytes())
+      return evidence.sealLine(text, bytes(), lineNumber)
     }
     if (text.trim() === '') return
     const facts = parseResultLine(text)

@@ -30,9 +30,18 @@ const FIELDS: ReadonlySet<string> = new Set(['key', 'call', 'outcome', 'status',
 const CALL = /^[0-9a-f]{16}$/
 
 const KEY_START = '{"key":"'
-/** The rest of the head as the action writes it, from the key's closing quote on. */
+/**
+ * The rest of the head as the action writes it, from the key's closing quote on. Tested, not
+ * matched: its fields are then read where they stand, without a match array and its strings.
+ */
 const HEAD_REST =
-  /,"call":"([0-9a-f]{16})","outcome":"(succeeded|failed|unknown|not-made|skipped|planned)","status":([1-5]\d\d|null),"runAttempt":([1-9]\d{0,5}),"shard":(null|"[1-9]\d{0,2}\/[1-9]\d{0,2}"),/y
+  /,"call":"[0-9a-f]{16}","outcome":"(?:succeeded|failed|unknown|not-made|skipped|planned)","status":(?:[1-5]\d\d|null),"runAttempt":[1-9]\d{0,5},"shard":(?:null|"[1-9]\d{0,2}\/[1-9]\d{0,2}"),/y
+/** From the key's closing quote: where the call starts, and where the outcome does. */
+const CALL_AT = 1 + ',"call":"'.length
+const OUTCOME_AT = CALL_AT + 16 + '","outcome":"'.length
+const STATUS_AFTER_OUTCOME = '","status":'.length
+const ATTEMPT_AFTER_STATUS = ',"runAttempt":'.length
+const SHARD_AFTER_ATTEMPT = ',"shard":'.length
 /** Where the rest of a line could name a field of the head again: its name, or a \u escape that could spell it. */
 const MAY_NAME_A_FIELD = /"(?:key|call|outcome|status|runAttempt|shard)"|\\u/g
 /** What a JSON string must be read by JSON.parse for: an escape, or a control character JSON forbids. */
@@ -60,28 +69,66 @@ function readHead(line: string): ResultFacts | undefined | typeof NOT_THE_ACTION
   const keyEnd = stringEnd(line, KEY_START.length - 1)
   if (keyEnd < 0) return NOT_THE_ACTIONS_SHAPE
   HEAD_REST.lastIndex = keyEnd + 1
-  const match = HEAD_REST.exec(line)
-  if (!match) return NOT_THE_ACTIONS_SHAPE
-  MAY_NAME_A_FIELD.lastIndex = HEAD_REST.lastIndex
+  if (!HEAD_REST.test(line)) return NOT_THE_ACTIONS_SHAPE
+  const end = HEAD_REST.lastIndex
+  MAY_NAME_A_FIELD.lastIndex = end
   if (MAY_NAME_A_FIELD.test(line) && repeatsAField(line)) return undefined
-  const quotedKey = line.slice(KEY_START.length - 1, keyEnd + 1)
-  let key: string
+  let key = line.slice(KEY_START.length, keyEnd)
   try {
-    key = NOT_PLAIN.test(quotedKey) ? (JSON.parse(quotedKey) as string) : quotedKey.slice(1, -1)
+    if (NOT_PLAIN.test(key)) key = JSON.parse(line.slice(KEY_START.length - 1, keyEnd + 1)) as string
   } catch {
     return undefined
   }
-  const runAttempt = Number(match[4])
-  const shard = match[5] === 'null' ? null : match[5].slice(1, -1)
+  // The pattern held: each field is where its predecessor's length puts it.
+  const outcome = outcomeAt(line, keyEnd + OUTCOME_AT)
+  const statusAt = keyEnd + OUTCOME_AT + outcome.length + STATUS_AFTER_OUTCOME
+  const status = line.charCodeAt(statusAt) === N ? null : digitsAt(line, statusAt, 3)
+  const attemptAt = statusAt + (status === null ? 4 : 3) + ATTEMPT_AFTER_STATUS
+  let attemptEnd = attemptAt + 1
+  while (line.charCodeAt(attemptEnd) !== COMMA) attemptEnd++
+  const runAttempt = digitsAt(line, attemptAt, attemptEnd - attemptAt)
+  const shardAt = attemptEnd + SHARD_AFTER_ATTEMPT
+  const shard = line.charCodeAt(shardAt) === N ? null : shardText(line, shardAt + 1, end - 2)
   if (runAttempt > MAX_RUN_ATTEMPT || (shard !== null && !isShard(shard))) return undefined
-  return {
-    key,
-    call: match[1],
-    outcome: match[2] as Outcome,
-    status: match[3] === 'null' ? null : Number(match[3]),
-    runAttempt,
-    shard
+  return { key, call: callAt(line, keyEnd + CALL_AT), outcome, status, runAttempt, shard }
+}
+
+const N = 0x6e
+const ZERO = 0x30
+const COMMA = 0x2c
+
+/** The outcome whose first letters stand at `at`, the pattern having read it. */
+function outcomeAt(line: string, at: number): Outcome {
+  switch (line.charCodeAt(at)) {
+    case 0x66:
+      return 'failed'
+    case 0x75:
+      return 'unknown'
+    case N:
+      return 'not-made'
+    case 0x70:
+      return 'planned'
+    default:
+      return line.charCodeAt(at + 1) === 0x75 ? 'succeeded' : 'skipped'
   }
+}
+
+/** The number of `count` digits at `at`. */
+function digitsAt(line: string, at: number, count: number): number {
+  let value = 0
+  for (let i = at; i < at + count; i++) value = value * 10 + line.charCodeAt(i) - ZERO
+  return value
+}
+
+// The lines of a file share their call and their shard: the string read last is kept, not made again.
+let lastCall = ''
+
+function callAt(line: string, at: number): string {
+  return lastCall !== '' && line.startsWith(lastCall, at) ? lastCall : (lastCall = line.slice(at, at + 16))
+}
+
+function shardText(line: string, from: number, to: number): string {
+  return to - from === lastShard.length && line.startsWith(lastShard, from) ? lastShard : line.slice(from, to)
 }
 
 /** A line written by another tool, or rewritten (other field order, spaces): read as JSON. */

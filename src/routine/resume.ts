@@ -72,11 +72,11 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
           if (facts.outcome === 'planned') return
           const hash = keyHash(facts.key)
           if (shard && (fmix32(hash.first) % shard.count) + 1 !== shard.index) return
-          const { words, fresh } = table.slot(facts.key, hash)
-          if (!fresh && facts.runAttempt < words[0] >>> ATTEMPT_SHIFT) return
+          const at = table.add(hash)
+          if (!table.fresh && facts.runAttempt < table.words[at] >>> ATTEMPT_SHIFT) return
           const done = DONE.has(facts.outcome) ? DONE_BIT : 0
           const byPlan = plan !== undefined && header?.plan === plan ? PLAN_BIT : 0
-          words[0] = ((facts.runAttempt << ATTEMPT_SHIFT) | byPlan | done | (facts.status ?? NO_STATUS)) >>> 0
+          table.words[at] = ((facts.runAttempt << ATTEMPT_SHIFT) | byPlan | done | (facts.status ?? NO_STATUS)) >>> 0
         },
         { torn: path => torn.push(path), refused: refused.file, refusedLines: refused.lines },
         options.expected
@@ -98,16 +98,18 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
       `${formatCount(other)} of ${formatCount(lines)} earlier result lines are of another call (another method, path, body or base-url) and were ignored`
     )
   }
+  // The word of a finished key, else 0.
+  const doneWord = (key: string): number => {
+    const at = table.find(keyHash(key))
+    return at >= 0 && (table.words[at] & DONE_BIT) !== 0 ? table.words[at] : 0
+  }
   const finished = (key: string): number | null | undefined => {
-    const words = table.get(key)
-    if (!words || (words[0] & DONE_BIT) === 0) return undefined
-    const status = words[0] & NO_STATUS
+    const word = doneWord(key)
+    if (word === 0) return undefined
+    const status = word & NO_STATUS
     return status === NO_STATUS ? null : status
   }
-  const finishedByPlan = (key: string): boolean => {
-    const words = table.get(key)
-    return words !== undefined && (words[0] & DONE_BIT) !== 0 && (words[0] & PLAN_BIT) !== 0
-  }
+  const finishedByPlan = (key: string): boolean => (doneWord(key) & PLAN_BIT) !== 0
   options.info(
     `Read ${formatCount(lines)} earlier result lines from ${formatCount(files.length)} file${files.length === 1 ? '' : 's'} (call-resume-from)`
   )

@@ -1,70 +1,138 @@
-import { fnv1a32 } from './shards.js'
+import { fmix32, fnv1a32 } from './shards.js'
+
+/** Parts of a table: a key's part is its shard of 256 (shards.ts). */
+const PARTS = 256
+const MIN_SLOTS = 16
+/** A slot's first two words: the key's two hashes, both 0 in an empty slot. */
+const HASH_WORDS = 2
 
 /**
- * A table from target keys to a few 32-bit words each, for a million keys in a few tens of MiB:
+ * A table from target keys to a few 32-bit words each, for millions of keys in tens of MiB:
  * keys are not kept, only two independent 32-bit hashes of them (FNV-1a over UTF-8, as the shards
  * use, and a multiplicative hash over UTF-16 units), so two keys are confused only when both hashes
- * collide — about once in 10^7 runs of a million keys.
+ * collide — about once in a million runs of five million keys. A slot is its two hashes and its words,
+ * side by side (one cache line to read, not three), at most 3/4 full.
+ *
+ * The table is 256 parts, a key's part being its shard of 256: a part grows alone, so growing
+ * never holds a whole table twice, and the lines of one shard's results file fill one part, which
+ * a processor's cache holds. Told how many keys to expect, each part makes room for its share
+ * (and a margin) at once: 5,000,000 keys of two words in 105 MiB, where doubling to fit them would
+ * take 128 MiB, and the parts it leaves behind more until V8 collects them.
+ *
+ * A key's words are found by `find` or `add`, which give their place in `words` (the part looked
+ * in last): `words[at]` to `words[at + width - 1]`, valid until the next `add`.
  */
 export class KeyTable {
-  private capacity = 1024
+  /** The part `find` or `add` looked in last. */
+  words: Uint32Array
+  /** Whether the key `add` gave last was new (its words zero). */
+  fresh = false
   private count = 0
-  private first = new Uint32Array(this.capacity)
-  private second = new Uint32Array(this.capacity)
-  private used = new Uint8Array(this.capacity)
-  private values: Uint32Array
+  private readonly stride: number
+  private readonly parts: Uint32Array[] = []
+  private readonly used = new Uint32Array(PARTS)
 
-  constructor(private readonly width: number) {
-    this.values = new Uint32Array(this.capacity * width)
+  constructor(width: number) {
+    this.stride = width + HASH_WORDS
+    for (let p = 0; p < PARTS; p++) this.parts.push(new Uint32Array(MIN_SLOTS * this.stride))
+    this.words = this.parts[0]
   }
 
+  /** Keys in the table. */
   get size(): number {
     return this.count
   }
 
-  /** The words stored for `key` (a view into the table: copy before the next set), or undefined. */
-  get(key: string, hash = keyHash(key)): Uint32Array | undefined {
-    const slot = this.find(hash.first, hash.second)
-    return this.used[slot] ? this.values.subarray(slot * this.width, (slot + 1) * this.width) : undefined
+  /** Slots in all parts: 4/3 of the keys at least. */
+  get slots(): number {
+    let slots = 0
+    for (const part of this.parts) slots += part.length / this.stride
+    return slots
   }
 
-  /** The words for `key`, zeroed when new: the caller fills them in. */
-  slot(key: string, hash = keyHash(key)): { readonly words: Uint32Array; readonly fresh: boolean } {
-    if ((this.count + 1) * 2 > this.capacity) this.grow()
-    const slot = this.find(hash.first, hash.second)
-    const fresh = !this.used[slot]
-    if (fresh) {
-      this.used[slot] = 1
-      this.first[slot] = hash.first
-      this.second[slot] = hash.second
+  /** Where the key's words are in `words`, or -1 when the table has none for it. */
+  find(hash: KeyHash): number {
+    const part = partOf(hash)
+    this.words = this.parts[part]
+    const at = this.slotOf(this.words, hash.first, stored(hash))
+    return this.words[at] === 0 && this.words[at + 1] === 0 ? -1 : at + HASH_WORDS
+  }
+
+  /** Where the key's words are in `words`: zero, and `fresh`, when the key is new. */
+  add(hash: KeyHash): number {
+    const part = partOf(hash)
+    if ((this.used[part] + 1) * 4 * this.stride > this.parts[part].length * 3) {
+      this.resize(part, (2 * this.parts[part].length) / this.stride)
+    }
+    const words = (this.words = this.parts[part])
+    const second = stored(hash)
+    const at = this.slotOf(words, hash.first, second)
+    this.fresh = words[at] === 0 && words[at + 1] === 0
+    if (this.fresh) {
+      words[at] = hash.first
+      words[at + 1] = second
+      this.used[part]++
       this.count++
     }
-    return { words: this.values.subarray(slot * this.width, (slot + 1) * this.width), fresh }
+    return at + HASH_WORDS
   }
 
-  private find(first: number, second: number): number {
-    const mask = this.capacity - 1
-    let slot = mix(second) & mask
-    while (this.used[slot] && (this.first[slot] !== first || this.second[slot] !== second)) slot = (slot + 1) & mask
-    return slot
-  }
-
-  private grow(): void {
-    const { first, second, used, values, width } = this
-    this.capacity *= 2
-    this.first = new Uint32Array(this.capacity)
-    this.second = new Uint32Array(this.capacity)
-    this.used = new Uint8Array(this.capacity)
-    this.values = new Uint32Array(this.capacity * width)
-    for (let i = 0; i < used.length; i++) {
-      if (!used[i]) continue
-      const slot = this.find(first[i], second[i])
-      this.used[slot] = 1
-      this.first[slot] = first[i]
-      this.second[slot] = second[i]
-      this.values.set(values.subarray(i * width, (i + 1) * width), slot * width)
+  /**
+   * Makes room for `keys` keys in all, each part for its share and four standard deviations more
+   * (a key's part is a draw of 1 in 256), so that no part grows while they are added.
+   */
+  reserve(keys: number): void {
+    const share = keys / PARTS
+    const slots = Math.ceil(((share + 4 * Math.sqrt(share) + 8) * 4) / 3)
+    for (let part = 0; part < PARTS; part++) {
+      if (this.parts[part].length < slots * this.stride) this.resize(part, slots)
     }
   }
+
+  /** Empties the table, keeping its room. */
+  clear(): void {
+    for (const part of this.parts) part.fill(0)
+    this.used.fill(0)
+    this.count = 0
+  }
+
+  /**
+   * The slot (its first word) holding the hashes, or the empty one where they would go: probing
+   * from the place the second hash scales to (not a power of two's mask: a part holds any number).
+   */
+  private slotOf(words: Uint32Array, first: number, second: number): number {
+    const { stride } = this
+    const end = words.length
+    // Exact in a double: slots are far fewer than 2^21.
+    for (let at = Math.floor((fmix32(second) * (end / stride)) / 2 ** 32) * stride; ; at += stride) {
+      if (at === end) at = 0
+      const f = words[at]
+      const s = words[at + 1]
+      if ((f === first && s === second) || (f === 0 && s === 0)) return at
+    }
+  }
+
+  private resize(part: number, slots: number): void {
+    const old = this.parts[part]
+    const words = new Uint32Array(slots * this.stride)
+    const { stride } = this
+    for (let at = 0; at < old.length; at += stride) {
+      if (old[at] === 0 && old[at + 1] === 0) continue
+      const to = this.slotOf(words, old[at], old[at + 1])
+      for (let w = 0; w < stride; w++) words[to + w] = old[at + w]
+    }
+    this.parts[part] = words
+  }
+}
+
+/** The part a key's words are in: its shard of 256. */
+function partOf(hash: KeyHash): number {
+  return fmix32(hash.first) & (PARTS - 1)
+}
+
+/** The second hash as a slot holds it: never 0 beside a first hash of 0, which marks an empty slot. */
+function stored(hash: KeyHash): number {
+  return hash.second === 0 && hash.first === 0 ? 1 : hash.second
 }
 
 export interface KeyHash {
@@ -74,16 +142,25 @@ export interface KeyHash {
 }
 
 export function keyHash(key: string): KeyHash {
+  // Both hashes in one walk while the key is ASCII (one byte a unit in UTF-8); each alone past that.
+  let first = 0x811c9dc5
+  let second = 0x9747b28c
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i)
+    if (c >= 0x80) return { first: fnv1a32(key), second: unitsHash(key) }
+    first = Math.imul(first ^ c, 0x01000193)
+    second = Math.imul(second ^ c, 0x5bd1e995)
+    second ^= second >>> 15
+  }
+  return { first: first >>> 0, second: second >>> 0 }
+}
+
+/** The second hash: multiplicative, over UTF-16 units. */
+function unitsHash(key: string): number {
   let h = 0x9747b28c
   for (let i = 0; i < key.length; i++) {
     h = Math.imul(h ^ key.charCodeAt(i), 0x5bd1e995)
     h ^= h >>> 15
   }
-  return { first: fnv1a32(key), second: h >>> 0 }
-}
-
-function mix(value: number): number {
-  let h = Math.imul(value ^ (value >>> 16), 0x85ebca6b)
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-  return (h ^ (h >>> 16)) >>> 0
+  return h >>> 0
 }

@@ -79,6 +79,20 @@ describe('readFailures', () => {
     ])
   })
 
+  it('reads a key written with escapes, as another tool may write it, and a key of one letter', () => {
+    // A line is parsed only when it holds a key as it is, or a backslash: the escaped one holds no "é".
+    const escaped = `{"key":"\\u00e9","call":"${FP}","outcome":"failed","status":500,"runAttempt":1,"shard":null,"error":"via escape"}`
+    const path = file('r.jsonl', [
+      line('x', 'failed', 500, { error: 'other' }),
+      escaped,
+      line('b', 'failed', 503, { error: 'one letter' })
+    ])
+    expect(readFailures([pending('é', path), pending('b', path, { status: 503 })], FP)).toEqual([
+      { key: 'é', status: 'HTTP 500', outcome: 'failed', said: 'via escape' },
+      { key: 'b', status: 'HTTP 503', outcome: 'failed', said: 'one letter' }
+    ])
+  })
+
   it('says nothing of a failure whose line is not in its file', () => {
     const path = file('r.jsonl', [line('a', 'failed', 500, { error: 'boom' })])
     expect(readFailures([pending('z', path)], FP)).toEqual([

@@ -70,7 +70,7 @@ describe('WinnerTable', () => {
     const table = new WinnerTable()
     table.offer(facts('a', 'succeeded', 200), 1)
     expect(table.winner('b')).toBeUndefined()
-    expect(table.list('b', keyHash('b'))).toEqual({ outcome: 'missing', status: null, runAttempt: null, seq: 0 })
+    expect(table.list(keyHash('b'))).toEqual({ outcome: 'missing', status: null, runAttempt: null, seq: 0 })
     expect(table.winner('b')).toBeUndefined()
     expect(table.winner('b', keyHash('b'))).toBeUndefined()
     expect(table.keys).toBe(2)
@@ -80,11 +80,23 @@ describe('WinnerTable', () => {
     const table = new WinnerTable()
     table.offer(facts('a', 'failed', 404, 2), 7)
     const winner = { outcome: 'failed' as ReportOutcome, status: 404, runAttempt: 2, seq: 7 }
-    expect(table.list('a', keyHash('a'))).toEqual(winner)
-    expect(table.list('a', keyHash('a'))).toBeUndefined()
+    expect(table.list(keyHash('a'))).toEqual(winner)
+    expect(table.list(keyHash('a'))).toBeUndefined()
     expect(table.winner('a')).toEqual(winner)
-    expect(table.list('m', keyHash('m'))?.outcome).toBe('missing')
-    expect(table.list('m', keyHash('m'))).toBeUndefined()
+    expect(table.list(keyHash('m'))?.outcome).toBe('missing')
+    expect(table.list(keyHash('m'))).toBeUndefined()
+  })
+
+  it('takes a hash computed once by the caller, and forgets every line when cleared', () => {
+    const table = new WinnerTable()
+    table.reserve(1000)
+    table.offer(facts('a', 'failed', 500), 3, keyHash('a'))
+    expect(table.winner('a')).toEqual({ outcome: 'failed', status: 500, runAttempt: 1, seq: 3 })
+    table.clear()
+    expect(table.keys).toBe(0)
+    expect(table.winner('a')).toBeUndefined()
+    table.offer(facts('a', 'succeeded', 200), 1)
+    expect(table.winner('a')).toEqual({ outcome: 'succeeded', status: 200, runAttempt: 1, seq: 1 })
   })
 
   it('keeps many keys apart', () => {

@@ -48,6 +48,19 @@ describe('ReportTally', () => {
     expect(tally.targets).toBe(7)
   })
 
+  it('names the statuses in the order first seen', () => {
+    const tally = new ReportTally(1)
+    add(tally, 'a', winner('unknown', null, 1))
+    add(tally, 'b', winner('failed', 503, 1))
+    add(tally, 'c', winner('succeeded', 200, 1))
+    add(tally, 'd', winner('failed', 503, 2))
+    expect([...tally.byStatus]).toEqual([
+      ['no response', 1],
+      ['HTTP 503', 2],
+      ['HTTP 200', 1]
+    ])
+  })
+
   it('keeps the first 50 failed or unknown targets, with their line', () => {
     const tally = new ReportTally(1)
     add(tally, 's', winner('succeeded', 200, 1, 1))

@@ -179,6 +179,41 @@ describe('eachLine', () => {
     expect(seen).toEqual([1])
   })
 
+  it('reads a file of ASCII lines across reads, with CRLF, empty lines and a line across each read', () => {
+    // 64 KiB reads: lines of 99 bytes and their LF end anywhere in one.
+    const texts = Array.from({ length: 5000 }, (_, i) => (i % 7 === 3 ? '' : `${i}`.padEnd(99, i % 2 ? 'x' : 'y')))
+    const eols = texts.map((_, i) => (i % 5 === 0 ? '\r\n' : '\n'))
+    const seen = lines(texts.map((t, i) => t + eols[i]).join(''))
+    expect(seen).toEqual(texts.map((t, i) => [t, i + 1, false]))
+  })
+
+  it('gives the bytes of each line as read, its CR kept, while the line is handed over', () => {
+    const file = join(dir, 'b.jsonl')
+    const text = `a\r\n${'é'.repeat(40_000)}\n${'z'.repeat(70_000)}\nend`
+    writeFileSync(file, text)
+    const bytes: string[] = []
+    eachLine(file, (_t, _n, _last, read) => bytes.push(read().toString('utf8')))
+    expect(bytes).toEqual(['a\r', 'é'.repeat(40_000), 'z'.repeat(70_000), 'end'])
+  })
+
+  it('reads a file while another is read, each whole', () => {
+    const outer = join(dir, 'outer.jsonl')
+    const inner = join(dir, 'inner.jsonl')
+    // Not ASCII: the lines after the second are cut from the read's bytes once it has been handed over.
+    writeFileSync(outer, 'ö1\nö2\nö3\n')
+    writeFileSync(inner, Array.from({ length: 20_000 }, (_, i) => `inner-${i}`).join('\n'))
+    const seen: string[] = []
+    let innerLines = 0
+    eachLine(inner, () => innerLines++)
+    eachLine(outer, t => {
+      seen.push(t)
+      if (t === 'ö2') eachLine(inner, () => innerLines++)
+    })
+    eachLine(inner, () => innerLines++)
+    expect(seen).toEqual(['ö1', 'ö2', 'ö3'])
+    expect(innerLines).toBe(60_000)
+  })
+
   it('reads a file of many lines across reads, the bytes of a character split by a read joined again', () => {
     const text = Array.from({ length: 30_000 }, (_, i) => `é${i}${'ü'.repeat(i % 50)}`).join('\n')
     const seen = lines(text)

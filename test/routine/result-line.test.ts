@@ -57,6 +57,20 @@ describe('parseResultLine of the action own lines', () => {
     )
   })
 
+  it('reads the call and shard of each line where lines of two calls and shards alternate', () => {
+    const OTHER = 'fedcba9876543210'
+    const a = line({ key: 'a' })
+    const b = line({ key: 'b' }, { fingerprint: OTHER, runAttempt: 3, shard: '3/4' })
+    const c = line({ key: 'c', outcome: 'skipped', status: null }, { fingerprint: FP, runAttempt: 12_345 })
+    for (let round = 0; round < 2; round++) {
+      expect(parseResultLine(a)).toEqual(facts())
+      expect(parseResultLine(b)).toEqual(facts({ key: 'b', call: OTHER, runAttempt: 3, shard: '3/4' }))
+      expect(parseResultLine(c)).toEqual(
+        facts({ key: 'c', outcome: 'skipped', status: null, runAttempt: 12_345, shard: null })
+      )
+    }
+  })
+
   it('does not take a line that only contains a head for one', () => {
     const head = `{"key":"a","call":"${FP}","outcome":"failed","status":503,"runAttempt":1,"shard":null,"body":{}`
     expect(parseResultLine(`x${head}`)).toBeUndefined()
@@ -214,7 +228,7 @@ describe('parseResultLine of a line that repeats a field', () => {
       outcome: fc.constantFrom(...OUTCOMES),
       status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }),
       runAttempt: fc.integer({ min: 1, max: MAX_RUN_ATTEMPT }),
-      shard: fc.option(fc.constantFrom('1/1', '3/4', '256/256'), { nil: null })
+      shard: fc.option(fc.constantFrom('1/1', '3/4', '12/16', '99/100', '256/256'), { nil: null })
     })
     fc.assert(
       fc.property(fieldsOf, fc.array(fc.tuple(name, value), { maxLength: 3 }), fc.boolean(), (f, extra, ownShape) => {
