@@ -12,6 +12,8 @@ const MAX_LIST_BYTES = 2 * 1024 * 1024 * 1024
 /** Past this the targets output is not set: no expression could read it, and jobs cap outputs at 1 MB. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024
 export const PREVIEW_ROWS = 50
+/** A page's UTF-8 is written through one buffer of this size; a page that may not fit gets its own. */
+const SCRATCH_BYTES = 1024 * 1024
 
 export interface TargetsFileOptions {
   readonly dir: string
@@ -65,6 +67,7 @@ export class TargetsFile {
   private parts: string[] | undefined = []
   private readonly preview: unknown[] = []
   private readonly hash = createHash('sha256')
+  private scratch: Buffer | undefined
 
   constructor(private readonly options: TargetsFileOptions) {
     this.maxBytes = options.maxBytes ?? MAX_LIST_BYTES
@@ -89,7 +92,7 @@ export class TargetsFile {
     const { shard, select } = this.options
     const before = this.listed
     this.listed += targets.length
-    for (const target of targets) if (!hasId(target)) this.withoutId++
+    for (let i = 0; i < targets.length; i++) if (!hasId(targets[i])) this.withoutId++
     const selected = select ? targets.filter((t, i) => select.selects(t, before + i)) : targets
     this.selected += selected.length
     const kept = shard ? selected.filter(t => shardOf(t, shard.count) === shard.index) : selected
@@ -98,7 +101,7 @@ export class TargetsFile {
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
     const lines = kept.map(t => JSON.stringify(t))
     const first = this.count === 0
-    const text = Buffer.from((first ? '\n' : ',\n') + lines.join(',\n'))
+    const text = this.encoded((first ? '\n' : ',\n') + lines.join(',\n'))
     this.count += kept.length
     // The compact size, as the targets output would hold it: the file has a newline per target more.
     this.bytes += text.length - kept.length
@@ -130,6 +133,16 @@ export class TargetsFile {
       digest: `sha256:${this.hash.digest('hex')}`,
       withoutId: this.withoutId
     }
+  }
+
+  /**
+   * The text's UTF-8, in the scratch buffer when it surely fits (at most 3 bytes a UTF-16 unit): a
+   * page then costs no buffer of its own, nor a pass to measure its text first.
+   */
+  private encoded(text: string): Buffer {
+    if (3 * text.length > SCRATCH_BYTES) return Buffer.from(text)
+    this.scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)
+    return this.scratch.subarray(0, this.scratch.write(text))
   }
 
   /** Writes every byte or throws, naming the folder. */
