@@ -133,6 +133,17 @@ describe('TargetsFile', () => {
     expect(listing.digest).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`)
   })
 
+  it('gives the targets output as JSON.stringify writes the list, escaped newlines and all', () => {
+    const targets = [
+      { id: 'a', note: 'two\nlines\r\n' },
+      { id: 'b', 'key\nwith newline': [1, { x: '\n' }] }
+    ]
+    const file = new TargetsFile({ dir })
+    file.add(targets.slice(0, 1))
+    file.add(targets.slice(1))
+    expect(file.finish().json).toBe(JSON.stringify(targets))
+  })
+
   it('holds the JSON for the targets output up to 1 MiB and not past it', () => {
     const id = 'x'.repeat(1000)
     const fits = new TargetsFile({ dir })
