@@ -1,4 +1,4 @@
-import { decode, MAY_BE_ENCODED, sourceSpan } from './decode.js'
+import { decode, mayBeEncoded, sourceSpan } from './decode.js'
 import { Fragments } from './fragments.js'
 
 /**
@@ -17,10 +17,10 @@ export function secretSpans(text: string, fragments: Fragments, first = false): 
   const spans: number[] = []
   fragments.find(text, spans, first)
   // Most texts hold no %, & or \: they are their only view.
-  if ((first && spans.length > 0) || !MAY_BE_ENCODED.test(text)) return spans
+  if ((first && spans.length > 0) || !mayBeEncoded(text)) return spans
   let view = text
   let toText: ToText = (from, to) => [from, to]
-  for (let layer = 1; layer <= MAX_LAYERS && MAY_BE_ENCODED.test(view); layer++) {
+  for (let layer = 1; layer <= MAX_LAYERS && mayBeEncoded(view); layer++) {
     const decoded = decode(view)
     if (decoded === view) break
     const [encoded, outer] = [view, toText]

@@ -1,6 +1,7 @@
 import * as core from '@actions/core'
 import { Bearer } from '../auth/bearer.js'
 import { formatCount } from '../format.js'
+import { holdLog } from '../held-log.js'
 import { Transport } from '../http/client.js'
 import { listTargets } from '../service/targets.js'
 import { Listing, TargetsFile } from './file.js'
@@ -34,7 +35,13 @@ export interface SnapshotOptions {
   readonly shardSize: number
 }
 
-/** Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed group. */
+/** How long the page lines are held, to be written together: a fifth of a second, too short to be seen. */
+const PAGE_LINES_HOLD_MS = 200
+
+/**
+ * Lists targets into `file`; a list of more than one page logs a line per page inside a collapsed
+ * group, written a few times a second rather than a write a page.
+ */
 export async function listInto(
   http: Transport,
   inputs: ListOptions,
@@ -42,8 +49,10 @@ export async function listInto(
   file: TargetsFile
 ): Promise<Collected> {
   let grouped = false
+  const log = holdLog(PAGE_LINES_HOLD_MS)
   const onPage = (page: number, count: number, total: number, more: boolean): void => {
     if (page === 1 && !more) return
+    log.hold()
     if (!grouped) core.startGroup('Listing targets page by page')
     grouped = true
     core.info(`Page ${page}: ${count} targets (${total} so far)`)
@@ -53,6 +62,7 @@ export async function listInto(
     await listTargets(http, { baseUrl, bearer, maxPages, onPage, onTargets: targets => file.add(targets) })
   } finally {
     if (grouped) core.endGroup()
+    log.release()
   }
   const listing = file.finish()
   report('Listed', listing)

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, openSync, rmSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
 import { formatBytes, formatCount } from '../format.js'
@@ -12,6 +12,8 @@ const MAX_LIST_BYTES = 2 * 1024 * 1024 * 1024
 /** Past this the targets output is not set: no expression could read it, and jobs cap outputs at 1 MB. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024
 export const PREVIEW_ROWS = 50
+/** A page's UTF-8 is written through one buffer of this size; a page that may not fit gets its own. */
+const SCRATCH_BYTES = 1024 * 1024
 
 export interface TargetsFileOptions {
   readonly dir: string
@@ -62,9 +64,9 @@ export class TargetsFile {
   private withoutId = 0
   private count = 0
   private bytes = 2
-  private parts: string[] | undefined = []
   private readonly preview: unknown[] = []
   private readonly hash = createHash('sha256')
+  private scratch: Buffer | undefined
 
   constructor(private readonly options: TargetsFileOptions) {
     this.maxBytes = options.maxBytes ?? MAX_LIST_BYTES
@@ -89,16 +91,15 @@ export class TargetsFile {
     const { shard, select } = this.options
     const before = this.listed
     this.listed += targets.length
-    for (const target of targets) if (!hasId(target)) this.withoutId++
-    const selected = select ? targets.filter((t, i) => select.selects(t, before + i)) : targets
+    for (let i = 0; i < targets.length; i++) if (!hasId(targets[i])) this.withoutId++
+    const selected = select ? selectedOf(targets, select, before) : targets
     this.selected += selected.length
     const kept = shard ? selected.filter(t => shardOf(t, shard.count) === shard.index) : selected
     if (kept.length === 0) return
     if (this.options.onTarget) for (const target of kept) this.options.onTarget(target)
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
     const lines = kept.map(t => JSON.stringify(t))
-    const first = this.count === 0
-    const text = Buffer.from((first ? '\n' : ',\n') + lines.join(',\n'))
+    const text = this.encoded(this.count === 0 ? '\n' : ',\n', lines.join(',\n'))
     this.count += kept.length
     // The compact size, as the targets output would hold it: the file has a newline per target more.
     this.bytes += text.length - kept.length
@@ -108,8 +109,6 @@ export class TargetsFile {
           'more than this action writes to disk. Check base-url, or split the list at the service.'
       )
     }
-    if (this.parts && this.bytes <= MAX_OUTPUT_BYTES) this.parts.push((first ? '' : ',') + lines.join(','))
-    else this.parts = undefined
     this.write(text)
   }
 
@@ -125,11 +124,32 @@ export class TargetsFile {
       count: this.count,
       shard: this.options.shard,
       bytes: this.bytes,
-      json: this.parts ? `[${this.parts.join('')}]` : undefined,
+      json: this.bytes <= MAX_OUTPUT_BYTES ? this.compact() : undefined,
       preview: this.preview,
       digest: `sha256:${this.hash.digest('hex')}`,
       withoutId: this.withoutId
     }
+  }
+
+  /**
+   * The file's targets as one line, read back: the file is that JSON with a newline after `[` and
+   * after each target, and JSON.stringify writes none inside one. Read back rather than kept as the
+   * list arrives: the first MiB of a long list would be held through the listing for nothing.
+   */
+  private compact(): string {
+    return readFileSync(this.path, 'utf8').replaceAll('\n', '')
+  }
+
+  /**
+   * The UTF-8 of `head` and then `body`, in the scratch buffer when it surely fits (at most 3 bytes a
+   * UTF-16 unit): a page then costs no buffer of its own, no pass to measure its text, and no copy
+   * of its text joined to its head.
+   */
+  private encoded(head: string, body: string): Buffer {
+    if (3 * (head.length + body.length) > SCRATCH_BYTES) return Buffer.from(head + body)
+    this.scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)
+    const at = this.scratch.write(head)
+    return this.scratch.subarray(0, at + this.scratch.write(body, at))
   }
 
   /** Writes every byte or throws, naming the folder. */
@@ -155,4 +175,11 @@ export class TargetsFile {
     this.fd = undefined
     closeSync(fd)
   }
+}
+
+/** The targets `select` keeps, each named by its place in the whole list (`before` came first). */
+function selectedOf(targets: readonly unknown[], select: Selection, before: number): unknown[] {
+  const kept: unknown[] = []
+  for (let i = 0; i < targets.length; i++) if (select.selects(targets[i], before + i)) kept.push(targets[i])
+  return kept
 }

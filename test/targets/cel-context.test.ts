@@ -40,6 +40,16 @@ describe('contextFor', () => {
     expect(contextFor(new Set(['target']))([1]).target).toEqual([1])
   })
 
+  it('fills one context again for each target, without the fields the next one lacks', () => {
+    const contextOf = contextFor(new Set(['a', 'b', 'target']))
+    const first = contextOf({ a: 1, b: 2 })
+    expect({ ...first }).toEqual({ a: 1, b: 2, target: { a: 1, b: 2 } })
+    const second = contextOf({ b: 3 })
+    expect(second).toBe(first)
+    expect({ ...second }).toEqual({ b: 3, target: { b: 3 } })
+    expect({ ...contextOf('not a record') }).toEqual({ target: 'not a record' })
+  })
+
   it('knows a node', () => {
     expect(isNode({ op: 'id', args: 'a' })).toBe(true)
     expect(isNode(null)).toBe(false)

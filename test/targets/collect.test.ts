@@ -84,6 +84,21 @@ describe('listInto', () => {
     )
   })
 
+  it('holds the page lines while it lists, and writes them by the time it ends', async () => {
+    const transport = pagesOf([ids(0, 1), ids(1, 1), ids(2, 1)])
+    const corked: number[] = []
+    const watching: Transport = {
+      send: r => {
+        corked.push(process.stdout.writableCorked)
+        return transport.send(r)
+      }
+    }
+    await listInto(watching, { baseUrl: BASE, maxPages: 10, shardSize: 10 }, bearer(), new TargetsFile({ dir }))
+    expect(corked).toEqual([0, 1, 1])
+    expect(process.stdout.writableCorked).toBe(0)
+    expect(logged()).toContain('Page 3: 1 targets (3 so far)\n::endgroup::\n')
+  })
+
   it('closes the group when a later page fails', async () => {
     const transport = pagesOf([ids(0, 1), ids(1, 1)])
     const failing: Transport = {

@@ -118,6 +118,32 @@ describe('TargetsFile', () => {
     expect(file.finish().preview).toEqual(page(0, PREVIEW_ROWS))
   })
 
+  it('writes any text as UTF-8, on small pages and on a page larger than its buffer', () => {
+    const targets = [{ id: 'é€😀', note: 'lone \ud800 surrogate' }, { id: 'ascii' }]
+    const big = [{ id: 'big', blob: '€'.repeat(600_000) }]
+    const file = new TargetsFile({ dir })
+    file.add(targets)
+    file.add(big)
+    file.add(targets.slice(1))
+    const listing = file.finish()
+    const all = [...targets, ...big, ...targets.slice(1)]
+    const text = `[\n${all.map(t => JSON.stringify(t)).join(',\n')}\n]\n`
+    expect(readFileSync(listing.file)).toEqual(Buffer.from(text))
+    expect(listing.bytes).toBe(Buffer.byteLength(JSON.stringify(all)))
+    expect(listing.digest).toBe(`sha256:${createHash('sha256').update(text).digest('hex')}`)
+  })
+
+  it('gives the targets output as JSON.stringify writes the list, escaped newlines and all', () => {
+    const targets = [
+      { id: 'a', note: 'two\nlines\r\n' },
+      { id: 'b', 'key\nwith newline': [1, { x: '\n' }] }
+    ]
+    const file = new TargetsFile({ dir })
+    file.add(targets.slice(0, 1))
+    file.add(targets.slice(1))
+    expect(file.finish().json).toBe(JSON.stringify(targets))
+  })
+
   it('holds the JSON for the targets output up to 1 MiB and not past it', () => {
     const id = 'x'.repeat(1000)
     const fits = new TargetsFile({ dir })
