@@ -52,6 +52,36 @@ describe('attempt', () => {
     expect(seen).toEqual({ method: 'POST', length: String(Buffer.byteLength('ü=1')), body: 'ü=1' })
   })
 
+  it('sends Host first, then the headers as given, each once, on a kept-alive connection', async () => {
+    let raw: string[] = []
+    const url = await serve((req, res) => {
+      raw = req.rawHeaders
+      res.end()
+    })
+    const keepAlive = new http.Agent({ keepAlive: true })
+    const headers = { Accept: 'application/json', 'X-Two': 'a b', 'Content-Length': 0 }
+    await attempt({ ...get(url), headers }, { request: http.request, agent: keepAlive }, limits)
+    keepAlive.destroy()
+    expect(raw).toEqual([
+      ...['Host', url.host, 'Accept', 'application/json', 'X-Two', 'a b', 'Content-Length', '0'],
+      ...['Connection', 'keep-alive']
+    ])
+  })
+
+  it.each([
+    ['http://[::1]:8080/a', '[::1]:8080', '::1'],
+    ['https://example.test/a', 'example.test', 'example.test']
+  ])('names %s as Host %s and connects to %s', async (given, host, hostname) => {
+    const url = await serve((_req, res) => res.end())
+    let options: http.RequestOptions = {}
+    const request = ((opts: http.RequestOptions, cb: (res: http.IncomingMessage) => void) => {
+      options = opts
+      return http.request({ ...opts, protocol: 'http:', hostname: url.hostname, port: url.port }, cb)
+    }) as typeof http.request
+    await attempt(get(new URL(given)), { request, agent }, limits)
+    expect(options).toMatchObject({ hostname, headers: ['Host', host, 'Accept', 'application/json'] })
+  })
+
   it('never follows a redirect: it reports where it pointed, resolved against the request', async () => {
     const url = await serve((_req, res) => res.writeHead(307, { Location: '/elsewhere?x=1' }).end())
     await expect(failureOf(attempt(get(url), connection, limits))).resolves.toEqual({
