@@ -1,4 +1,6 @@
 import type * as http from 'node:http'
+import type * as https from 'node:https'
+import { isIP } from 'node:net'
 import { AttemptError, TransportFailure } from './errors.js'
 
 export interface AttemptRequest {
@@ -131,14 +133,17 @@ function requestOptions(
   url: URL,
   headers: AttemptRequest['headers'],
   agent: http.Agent
-): http.RequestOptions {
-  const { hostname } = url
+): https.RequestOptions {
+  // An IPv6 literal without its brackets, as a socket wants it.
+  const { hostname: name } = url
+  const hostname = name.startsWith('[') ? name.slice(1, -1) : name
   const list = ['Host', url.host]
   for (const name in headers) list.push(name, String(headers[name]))
   return {
     protocol: url.protocol,
-    // An IPv6 literal without its brackets, as a socket wants it.
-    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    hostname,
+    // The name TLS asks for (SNI), none for an address: what the agent would work out from Host.
+    servername: isIP(hostname) ? '' : hostname,
     port: url.port || undefined,
     path: `${url.pathname}${url.search}`,
     method,

@@ -179,6 +179,20 @@ describe('attempt', () => {
     })
   })
 
+  it.each([
+    ['https://api.example.test:8443/v1', 'api.example.test', 'api.example.test'],
+    ['https://10.0.0.7/v1', '10.0.0.7', ''],
+    ['https://[::1]:8443/v1', '::1', '']
+  ])('asks TLS for the name of %s (SNI), none for an address', async (href, hostname, servername) => {
+    let options: http.RequestOptions & { servername?: string } = {}
+    const request = ((o: typeof options) => {
+      options = o
+      throw Object.assign(new Error('stop here'), { code: 'ECONNREFUSED' })
+    }) as unknown as typeof http.request
+    await expect(attempt(get(new URL(href)), { request, agent: new http.Agent() }, limits)).rejects.toThrow()
+    expect({ hostname: options.hostname, servername: options.servername }).toEqual({ hostname, servername })
+  })
+
   it('reaches an IPv6 literal, and sends the path with its query', async () => {
     let seen = ''
     server = http.createServer((req, res) => {
