@@ -108,6 +108,9 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
   // Every target is checked against the call as it passes into the targets file, and the plan
   // and the waves' ranks are worked out there too: no extra read of the list.
   const routine = inputs.call && (await import('./routine-step.js'))
+  // A routine's garbage is young: held in a new space that stops growing, peak RSS stays flat.
+  // Held from before the targets are read: reading a million of them grew it past the cap.
+  const uncap = routine && routine.capYoungGeneration()
   const setup =
     inputs.call &&
     new (await import('./routine-setup.js')).RoutineSetup(inputs, inputs.call.resumeFrom ? await recordKey : undefined)
@@ -153,6 +156,7 @@ async function work(inputs: Inputs, http: Http, made: Made, cancellation: Cancel
       signals: cancellation,
       onRecord
     })
+    uncap?.()
     made.phase = 'publish'
   }
   await finish(inputs, {

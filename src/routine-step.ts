@@ -12,7 +12,8 @@ import { RoutineResult, runRoutine } from './routine/routine.js'
 import { Collected } from './targets/collect.js'
 import { readSnapshot } from './targets/snapshot.js'
 import { MAX_WAVES, planWaves, WavePlan, waveCounts, sizeText } from './routine/waves.js'
-import { capYoungGeneration } from './routine/young-generation.js'
+
+export { capYoungGeneration } from './routine/young-generation.js'
 
 export interface RoutineSignals {
   /** The first SIGINT or SIGTERM: drain. */
@@ -88,8 +89,6 @@ export async function callEveryTarget(http: Transport, inputs: Inputs, stage: Ro
   const { earlier } = stage
   const count = targets?.listing.count ?? 1
   sayWhatComes(call, targets ? targetsText(count, stage.skipped ?? 0) : 'one call', header, waves)
-  // The calls' garbage is young: held in a new space that stops growing, peak RSS stays flat.
-  const uncap = capYoungGeneration()
   return runRoutine(http, {
     spec: call.spec,
     call: call.text,
@@ -122,7 +121,7 @@ export async function callEveryTarget(http: Transport, inputs: Inputs, stage: Ro
           await readSnapshot(file, offer, keep)
         }
       : undefined
-  }).finally(uncap)
+  })
 }
 
 /** Whose the results file is: the run and its attempt, the call, the shard, the targets, the plan. */

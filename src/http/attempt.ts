@@ -1,4 +1,6 @@
 import type * as http from 'node:http'
+import type * as https from 'node:https'
+import { isIP } from 'node:net'
 import { AttemptError, TransportFailure } from './errors.js'
 
 export interface AttemptRequest {
@@ -120,22 +122,32 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
   })
 }
 
-/** http.request's options: where the request goes, as it would derive them from the URL itself. */
+/**
+ * http.request's options: where the request goes, as it would derive them from the URL itself. The
+ * headers go as a list, Host first, as Node would write them: given as an object, each is set,
+ * validated and stored in a table of its own before the table is written out, which cost more per
+ * request than all the routine's own bookkeeping of a call (docs/performance.md).
+ */
 function requestOptions(
   method: string,
   url: URL,
   headers: AttemptRequest['headers'],
   agent: http.Agent
-): http.RequestOptions {
-  const { hostname } = url
+): https.RequestOptions {
+  // An IPv6 literal without its brackets, as a socket wants it.
+  const { hostname: name } = url
+  const hostname = name.startsWith('[') ? name.slice(1, -1) : name
+  const list = ['Host', url.host]
+  for (const name in headers) list.push(name, String(headers[name]))
   return {
     protocol: url.protocol,
-    // An IPv6 literal without its brackets, as a socket wants it.
-    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    hostname,
+    // The name TLS asks for (SNI), none for an address: what the agent would work out from Host.
+    servername: isIP(hostname) ? '' : hostname,
     port: url.port || undefined,
     path: `${url.pathname}${url.search}`,
     method,
-    headers,
+    headers: list,
     agent
   }
 }

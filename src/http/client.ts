@@ -1,7 +1,7 @@
 import * as http from 'node:http'
 import { redact } from '../secrets.js'
 import { Agents } from './agents.js'
-import { attempt, RawResponse } from './attempt.js'
+import { attempt, AttemptLimits, RawResponse } from './attempt.js'
 import { AttemptError, describeFailure, RequestError, ServerWaitError } from './errors.js'
 import { decide, DEFAULT_POLICY, Outcome, RetryPolicy, sharedPause } from './policy.js'
 
@@ -78,6 +78,7 @@ export class Http implements Transport {
   private readonly sleep: (ms: number) => Promise<void>
   private readonly random: () => number
   private readonly now: () => number
+  private readonly limits: AttemptLimits
 
   constructor(private readonly options: HttpOptions) {
     this.agents = new Agents()
@@ -85,6 +86,8 @@ export class Http implements Transport {
     this.sleep = options.sleep ?? (ms => new Promise(resolve => setTimeout(resolve, ms)))
     this.random = options.random ?? Math.random
     this.now = options.now ?? Date.now
+    const { timeoutMs } = options
+    this.limits = { timeoutMs, idleMs: Math.min(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs) }
   }
 
   /**
@@ -93,8 +96,6 @@ export class Http implements Transport {
    */
   async send(request: HttpRequest, gate?: Gate): Promise<HttpResponse> {
     const { maxAttempts } = this.policy
-    const { timeoutMs } = this.options
-    const limits = { timeoutMs, idleMs: Math.min(this.options.idleTimeoutMs ?? IDLE_TIMEOUT_MS, timeoutMs) }
     // Debug lines are built only when they are written: a routine sends thousands of requests.
     const debug = this.options.debug
     const first = this.now()
@@ -119,7 +120,7 @@ export class Http implements Transport {
             keepBytes: request.keepBytes
           },
           connection,
-          limits
+          this.limits
         )
         response = withAttempts(raw, n)
         outcome = raw

@@ -11,7 +11,7 @@ import { headerLine, RecordHeader, sealLine, sealMessage } from './record-format
 
 /** Past this size a results file keeps every line's fields but no more bodies (docs/routine.md). */
 export const RESULTS_BODY_CAP_BYTES = 1024 * 1024 * 1024
-const FLUSH_CHARS = 64 * 1024
+const FLUSH_BYTES = 64 * 1024
 
 export interface RecordOptions {
   readonly dir: string
@@ -44,10 +44,13 @@ export class ResultsRecord {
   private readonly fd: number
   private readonly write: typeof writeSync
   private readonly bodyCapBytes: number
-  private readonly hash: Hash = createHash('sha256')
-  private buffered: string[] = []
+  private hash: Hash = createHash('sha256')
+  /** The lines not yet written, as UTF-8 bytes: off the JS heap, so no young space holds them. */
+  private block = Buffer.allocUnsafe(2 * FLUSH_BYTES)
+  private blockBytes = 0
+  /** Where each buffered line ends in `block`, and its outcome. */
+  private ends: number[] = []
   private outcomes: Outcome[] = []
-  private bufferedChars = 0
   private writtenBytes = 0
   private lines = 0
   private closed = false
@@ -86,32 +89,44 @@ export class ResultsRecord {
       if (!this.closed) this.lose(outcome, 1)
       return
     }
-    // Redacted as it is kept, which also leaves it one flat string rather than the pieces it was
-    // joined from (kept as pieces until the block was written, at 100,000 calls they made V8 grow
-    // its young space and peak memory by 30 %).
-    const text = `${redact(line)}\n`
-    this.buffered.push(text)
+    // Redacted, then kept as bytes: a line held as a string until its block was written survived
+    // young-generation collections and was copied by each (docs/performance.md).
+    this.append(redact(line))
+    this.ends.push(this.blockBytes)
     this.outcomes.push(outcome)
-    this.bufferedChars += text.length
-    if (this.bufferedChars >= FLUSH_CHARS) this.flush()
+    if (this.blockBytes >= FLUSH_BYTES) this.flush()
+  }
+
+  /** Appends a line and its newline to the block, which grows for a line that does not fit. */
+  private append(text: string): void {
+    // At most 3 bytes of UTF-8 for each UTF-16 unit, and the newline.
+    if (this.block.length - this.blockBytes < 3 * text.length + 1) {
+      const need = this.blockBytes + Buffer.byteLength(text) + 1
+      if (this.block.length < need) {
+        const grown = Buffer.allocUnsafe(Math.max(need, 2 * this.block.length))
+        this.block.copy(grown, 0, 0, this.blockBytes)
+        this.block = grown
+      }
+    }
+    this.blockBytes += this.block.write(text, this.blockBytes)
+    this.block[this.blockBytes++] = 0x0a
   }
 
   /** Writes what is buffered as sealed blocks; never throws: a failure is kept in `failure`. */
   flush(): void {
-    if (this.buffered.length === 0 || this.failure) return
-    const lines = this.buffered
-    const outcomes = this.outcomes
-    this.buffered = []
-    this.outcomes = []
-    this.bufferedChars = 0
+    if (this.ends.length === 0 || this.failure) return
+    const { ends, outcomes } = this
     const before = this.lines
     try {
-      this.writeBlock(lines, outcomes, 0, lines.length)
+      this.writeBlock(ends, outcomes, 0, ends.length)
     } catch (err) {
       this.failure = tempFileError('results file', this.options.dir, err)
     }
+    this.ends = []
+    this.outcomes = []
+    this.blockBytes = 0
     const kept = this.lines - before
-    for (let i = kept; i < lines.length; i++) this.lose(outcomes[i], 1)
+    for (let i = kept; i < ends.length; i++) this.lose(outcomes[i], 1)
     if (!this.capped && this.writtenBytes >= this.bodyCapBytes) {
       this.capped = true
       this.options.info(
@@ -137,12 +152,15 @@ export class ResultsRecord {
    * last seal and each half is tried on its own: the lines written are a prefix of the block, and
    * it throws at the first line that does not fit even alone.
    */
-  private writeBlock(lines: readonly string[], outcomes: readonly Outcome[], from: number, to: number): void {
-    const text = lines.slice(from, to).join('')
-    const sha256 = this.hash.copy().update(text).digest('hex')
+  private writeBlock(ends: readonly number[], outcomes: readonly Outcome[], from: number, to: number): void {
+    const text = this.block.subarray(from === 0 ? 0 : ends[from - 1], ends[to - 1])
+    // The lines are hashed once: the seal's digest is taken from a copy of the running hash.
+    const hash = this.hash.copy().update(text)
+    const sha256 = hash.copy().digest('hex')
     const count = this.lines + (to - from)
     const sig = this.options.signer ? this.options.signer.sign(sealMessage(count, sha256)) : null
-    const bytes = Buffer.from(text + sealLine({ lines: count, sha256, sig }))
+    const seal = Buffer.from(sealLine({ lines: count, sha256, sig }))
+    const bytes = Buffer.concat([text, seal])
     try {
       // At the last seal, not where the file stands: a failed write may have left it further on.
       writeAll(this.fd, bytes, this.write, this.writtenBytes)
@@ -154,11 +172,11 @@ export class ResultsRecord {
       }
       if (to - from === 1) throw err
       const middle = from + Math.ceil((to - from) / 2)
-      this.writeBlock(lines, outcomes, from, middle)
-      this.writeBlock(lines, outcomes, middle, to)
+      this.writeBlock(ends, outcomes, from, middle)
+      this.writeBlock(ends, outcomes, middle, to)
       return
     }
-    this.hash.update(bytes)
+    this.hash = hash.update(seal)
     this.writtenBytes += bytes.length
     this.lines = count
     for (let i = from; i < to; i++) this.written.set(outcomes[i], (this.written.get(outcomes[i]) ?? 0) + 1)

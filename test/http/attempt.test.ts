@@ -52,6 +52,36 @@ describe('attempt', () => {
     expect(seen).toEqual({ method: 'POST', length: String(Buffer.byteLength('ü=1')), body: 'ü=1' })
   })
 
+  it('sends Host first, then the headers as given, each once, on a kept-alive connection', async () => {
+    let raw: string[] = []
+    const url = await serve((req, res) => {
+      raw = req.rawHeaders
+      res.end()
+    })
+    const keepAlive = new http.Agent({ keepAlive: true })
+    const headers = { Accept: 'application/json', 'X-Two': 'a b', 'Content-Length': 0 }
+    await attempt({ ...get(url), headers }, { request: http.request, agent: keepAlive }, limits)
+    keepAlive.destroy()
+    expect(raw).toEqual([
+      ...['Host', url.host, 'Accept', 'application/json', 'X-Two', 'a b', 'Content-Length', '0'],
+      ...['Connection', 'keep-alive']
+    ])
+  })
+
+  it.each([
+    ['http://[::1]:8080/a', '[::1]:8080', '::1'],
+    ['https://example.test/a', 'example.test', 'example.test']
+  ])('names %s as Host %s and connects to %s', async (given, host, hostname) => {
+    const url = await serve((_req, res) => res.end())
+    let options: http.RequestOptions = {}
+    const request = ((opts: http.RequestOptions, cb: (res: http.IncomingMessage) => void) => {
+      options = opts
+      return http.request({ ...opts, protocol: 'http:', hostname: url.hostname, port: url.port }, cb)
+    }) as typeof http.request
+    await attempt(get(new URL(given)), { request, agent }, limits)
+    expect(options).toMatchObject({ hostname, headers: ['Host', host, 'Accept', 'application/json'] })
+  })
+
   it('never follows a redirect: it reports where it pointed, resolved against the request', async () => {
     const url = await serve((_req, res) => res.writeHead(307, { Location: '/elsewhere?x=1' }).end())
     await expect(failureOf(attempt(get(url), connection, limits))).resolves.toEqual({
@@ -147,6 +177,20 @@ describe('attempt', () => {
       kind: 'timeout',
       ms: 1500
     })
+  })
+
+  it.each([
+    ['https://api.example.test:8443/v1', 'api.example.test', 'api.example.test'],
+    ['https://10.0.0.7/v1', '10.0.0.7', ''],
+    ['https://[::1]:8443/v1', '::1', '']
+  ])('asks TLS for the name of %s (SNI), none for an address', async (href, hostname, servername) => {
+    let options: http.RequestOptions & { servername?: string } = {}
+    const request = ((o: typeof options) => {
+      options = o
+      throw Object.assign(new Error('stop here'), { code: 'ECONNREFUSED' })
+    }) as unknown as typeof http.request
+    await expect(attempt(get(new URL(href)), { request, agent: new http.Agent() }, limits)).rejects.toThrow()
+    expect({ hostname: options.hostname, servername: options.servername }).toEqual({ hostname, servername })
   })
 
   it('reaches an IPv6 literal, and sends the path with its query', async () => {

@@ -47,6 +47,20 @@ const body = (r: ResultsRecord) =>
     .filter(Boolean)
     .map(l => (l.startsWith('{"m2m":"seal"') ? `seal ${(JSON.parse(l) as { lines: number }).lines}` : l))
 
+/** Whether every seal in the file holds the SHA-256 of every byte before it. */
+const sealsHold = (r: ResultsRecord) => {
+  const text = contents(r)
+  const seals = [...text.matchAll(/^\{"m2m":"seal".*$/gm)]
+  return (
+    seals.length > 0 &&
+    seals.every(
+      m =>
+        (JSON.parse(m[0]) as { sha256: string }).sha256 ===
+        createHash('sha256').update(text.slice(0, m.index)).digest('hex')
+    )
+  )
+}
+
 /** A writer that writes at most `size` bytes a call, as a nearly full disk may. */
 const chunked = (size: number, calls: number[] = []): Write =>
   ((fd: number, buffer: Uint8Array, offset: number, length: number, position?: number) => {
@@ -109,6 +123,24 @@ describe('ResultsRecord', () => {
         ['skipped', 1]
       ])
     )
+  })
+
+  it('counts a block in bytes, and keeps a line longer than a block whole after the lines before it', () => {
+    const calls: number[] = []
+    const r = record({ write: chunked(Infinity, calls) })
+    calls.length = 0
+    r.add('é'.repeat(32 * 1024 - 1), 'succeeded') // with its newline, one byte short of 64 KiB
+    expect(calls).toEqual([])
+    r.add('x', 'failed')
+    expect(calls).toHaveLength(1)
+    const long = `{"body":"${'ü€'.repeat(60_000)}"}`
+    r.add('a', 'succeeded')
+    r.add(long, 'succeeded')
+    expect(calls).toHaveLength(2)
+    r.add('b', 'failed')
+    r.close()
+    expect(body(r)).toEqual(['é'.repeat(32 * 1024 - 1), 'x', 'seal 2', 'a', long, 'seal 4', 'b', 'seal 5'])
+    expect(sealsHold(r)).toBe(true)
   })
 
   it('seals each block with the SHA-256 of every byte before it, unsigned without a signer', () => {
@@ -196,6 +228,7 @@ describe('ResultsRecord', () => {
     expect(results).toEqual(Array.from({ length: results.length }, (_, i) => line(i)))
     expect(results.length).toBeGreaterThan(20)
     expect(kept.at(-1)).toBe(`seal ${results.length}`)
+    expect(sealsHold(r)).toBe(true)
     expect(statSync(r.path).size).toBeLessThanOrEqual(limit)
     const written = [...r.written.values()].reduce((a, b) => a + b, 0)
     expect(written).toBe(results.length)

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, jest } from '@jest/globals'
+import { describe, expect, it, jest } from '@jest/globals'
 import { HeapSpaceInfo } from 'node:v8'
 import {
   capYoungGeneration,
@@ -63,55 +63,75 @@ describe('youngGenerationCap', () => {
   })
 })
 
-describe('capYoungGeneration', () => {
-  afterEach(() => {
-    jest.useRealTimers()
-  })
+/** A stand-in for the collections: `collect()` tells the listener one happened. */
+function fakeGcs() {
+  let listener: (() => void) | undefined
+  let stops = 0
+  return {
+    watch: (l: () => void) => {
+      listener = l
+      return () => {
+        stops++
+        listener = undefined
+      }
+    },
+    collect: () => listener?.(),
+    get watching() {
+      return listener !== undefined
+    },
+    get stops() {
+      return stops
+    }
+  }
+}
 
-  it('checks on a timer until the cap holds, then stops', () => {
-    jest.useFakeTimers()
+describe('capYoungGeneration', () => {
+  it('checks after each collection until the cap holds, then stops watching', () => {
+    const gcs = fakeGcs()
     const answers = [false, false, true]
     const check = jest.fn(() => answers.shift() ?? true)
-    capYoungGeneration(check)
+    capYoungGeneration(check, gcs.watch)
     expect(check).toHaveBeenCalledTimes(1)
-    jest.advanceTimersByTime(24)
-    expect(check).toHaveBeenCalledTimes(1)
-    jest.advanceTimersByTime(1)
+    gcs.collect()
     expect(check).toHaveBeenCalledTimes(2)
-    jest.advanceTimersByTime(25)
+    expect(gcs.watching).toBe(true)
+    gcs.collect()
     expect(check).toHaveBeenCalledTimes(3)
-    jest.advanceTimersByTime(1000)
+    expect(gcs.watching).toBe(false)
+    gcs.collect()
     expect(check).toHaveBeenCalledTimes(3)
   })
 
-  it('sets no timer when the cap already holds', () => {
-    jest.useFakeTimers()
+  it('watches nothing when the cap already holds', () => {
+    const gcs = fakeGcs()
     const check = jest.fn(() => true)
-    const stop = capYoungGeneration(check)
-    expect(jest.getTimerCount()).toBe(0)
+    const stop = capYoungGeneration(check, gcs.watch)
+    expect(gcs.watching).toBe(false)
     stop()
+    expect(gcs.stops).toBe(0)
     expect(check).toHaveBeenCalledTimes(1)
   })
 
-  it('stops checking when stopped, the cap not reached', () => {
-    jest.useFakeTimers()
+  it('stops watching when stopped, the cap not reached', () => {
+    const gcs = fakeGcs()
     const check = jest.fn(() => false)
-    const stop = capYoungGeneration(check)
-    jest.advanceTimersByTime(50)
-    expect(check).toHaveBeenCalledTimes(3)
+    const stop = capYoungGeneration(check, gcs.watch)
+    gcs.collect()
     stop()
-    expect(jest.getTimerCount()).toBe(0)
-    jest.advanceTimersByTime(1000)
-    expect(check).toHaveBeenCalledTimes(3)
+    expect(gcs.watching).toBe(false)
+    gcs.collect()
+    expect(check).toHaveBeenCalledTimes(2)
   })
 
-  it('holds nothing open: its timer is unref()ed', () => {
-    const check = jest.fn(() => false)
-    const spy = jest.spyOn(global, 'setInterval')
-    const stop = capYoungGeneration(check)
-    const timer = spy.mock.results[0].value as NodeJS.Timeout
-    expect(timer.hasRef()).toBe(false)
+  it("is told of V8's own collections by default", async () => {
+    let checks = 0
+    const stop = capYoungGeneration(() => ++checks > 1)
+    // Young garbage until a collection has been reported (each comes in a later turn).
+    for (let turn = 0; checks < 2 && turn < 1000; turn++) {
+      for (let i = 0; i < 10_000; i++) new Array(16).fill(i)
+      await new Promise(resolve => setImmediate(resolve))
+    }
+    expect(checks).toBe(2)
     stop()
-    spy.mockRestore()
   })
 })
