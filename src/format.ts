@@ -9,9 +9,19 @@ export function formatDuration(seconds: number): string {
   return rest ? `${hours} h ${rest} min` : `${hours} h`
 }
 
-/** ISO 8601 UTC to the second: 2026-11-23T06:00:00Z. */
+/**
+ * ISO 8601 UTC to the second: 2026-11-23T06:00:00Z. From the UTC fields rather than toISOString(),
+ * whose first call costs a step 1 ms; a year outside 0000-9999 is left to it.
+ */
 export function isoSeconds(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+  const date = new Date(Math.floor(ms / 1000) * 1000)
+  const year = date.getUTCFullYear()
+  if (!(year >= 0 && year <= 9999)) return date.toISOString().replace('.000Z', 'Z')
+  const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`)
+  return (
+    `${String(year).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}` +
+    `T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}Z`
+  )
 }
 
 /** "512 B", "1.5 KiB", "100 MiB", "2 GiB". */

@@ -1,4 +1,4 @@
-import { formatBytes, formatCount, formatDuration, formatElapsed, logSafe, quoted } from '../src/format.js'
+import { formatBytes, formatCount, formatDuration, formatElapsed, isoSeconds, logSafe, quoted } from '../src/format.js'
 
 describe('formatCount', () => {
   it.each([
@@ -79,5 +79,30 @@ describe('formatElapsed', () => {
     [3_720_000, '1 h 2 min']
   ])('gives %i ms as %p', (ms, text) => {
     expect(formatElapsed(ms)).toBe(text)
+  })
+})
+
+describe('isoSeconds', () => {
+  const reference = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+
+  it.each([
+    [0, '1970-01-01T00:00:00Z'],
+    [Date.UTC(2026, 10, 23, 6, 0, 0, 999), '2026-11-23T06:00:00Z'],
+    [Date.UTC(2024, 1, 29, 23, 59, 59, 500), '2024-02-29T23:59:59Z'],
+    [Date.UTC(9999, 11, 31, 23, 59, 59), '9999-12-31T23:59:59Z'],
+    [Date.parse('0005-01-02T03:04:05.678Z'), '0005-01-02T03:04:05Z']
+  ])('%d -> %s', (ms, text) => {
+    expect(isoSeconds(ms)).toBe(text)
+  })
+
+  it('writes any time to the second as toISOString does, past year 9999 and before year 0 too', () => {
+    let seed = 7
+    const next = (): number => (seed = (seed * 48271) % 2147483647) / 2147483647
+    for (let i = 0; i < 2000; i++) {
+      const ms = Math.floor((next() * 2 - 1) * 8.64e15)
+      expect(isoSeconds(ms)).toBe(reference(ms))
+    }
+    expect(isoSeconds(253402300800000)).toBe('+010000-01-01T00:00:00Z')
+    expect(isoSeconds(-62167219200001)).toBe('-000001-12-31T23:59:59Z')
   })
 })

@@ -3,6 +3,14 @@ import type * as https from 'node:https'
 import { isIP } from 'node:net'
 import { AttemptError, TransportFailure } from './errors.js'
 
+/**
+ * Milliseconds on a monotonic clock. Not performance.now(): its global loads perf_hooks, 2.7 ms of
+ * every step's start (docs/performance.md).
+ */
+function now(): number {
+  return Number(process.hrtime.bigint()) / 1e6
+}
+
 export interface AttemptRequest {
   readonly method: string
   readonly url: URL
@@ -68,19 +76,19 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
     }
     // One timer per attempt, whichever deadline is nearer: a routine makes thousands of attempts,
     // and activity only notes the time instead of re-arming a timer for every chunk.
-    const startedAt = performance.now()
+    const startedAt = now()
     let activeAt = startedAt
     const watch = (): void => {
-      const now = performance.now()
-      const left = startedAt + timeoutMs - now
+      const at = now()
+      const left = startedAt + timeoutMs - at
       if (left <= 0) return fail({ kind: 'timeout', ms: timeoutMs })
       // The idle limit only matters when it is shorter than the whole attempt's.
-      const idleLeft = idleMs < timeoutMs ? activeAt + idleMs - now : Infinity
+      const idleLeft = idleMs < timeoutMs ? activeAt + idleMs - at : Infinity
       if (idleLeft <= 0) return fail({ kind: 'idle', ms: idleMs })
       timer = setTimeout(watch, Math.ceil(Math.min(left, idleLeft)))
     }
     const req = connection.request(requestOptions(request.method, url, request.headers, connection.agent), res => {
-      activeAt = performance.now()
+      activeAt = now()
       const status = res.statusCode ?? 0
       if (status >= 300 && status < 400 && res.headers.location) {
         res.resume()
@@ -95,7 +103,7 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
       let size = 0
       let kept = 0
       res.on('data', (chunk: Buffer) => {
-        activeAt = performance.now()
+        activeAt = now()
         size += chunk.length
         if (size > maxBytes) return fail({ kind: 'too-large', maxBytes })
         if (kept >= keepBytes) return

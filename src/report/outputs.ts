@@ -1,9 +1,9 @@
 import * as core from '@actions/core'
-import { randomUUID } from 'node:crypto'
 import { appendFileSync, statSync, truncateSync } from 'node:fs'
 import { Token } from '../auth/token.js'
 import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
+import { randomHex } from '../random.js'
 import { RoutineResult } from '../routine/routine.js'
 import { Outcome } from '../routine/lines.js'
 import type { MergedReport } from './merge.js'
@@ -166,7 +166,7 @@ function writeFileCommands(writes: readonly FileCommand[]): void {
 
 /** One name<<delimiter entry, with a delimiter found in neither the name nor the value. */
 function fileCommand([name, value]: [string, string]): string {
-  const delimiter = `ghadelimiter_${randomUUID()}`
+  const delimiter = `ghadelimiter_${randomHex(16)}`
   if (name.includes(delimiter) || value.includes(delimiter)) throw new Error(`Unexpected delimiter in ${name}`)
   return `${name}<<${delimiter}\n${value}\n${delimiter}\n`
 }

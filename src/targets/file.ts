@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
+import { randomHex } from '../random.js'
 import { formatBytes, formatCount } from '../format.js'
+import { Sha256 } from './digest.js'
 import { hasId } from './key.js'
 import { Selection } from './select.js'
 import { Shard, shardOf } from './shards.js'
@@ -65,12 +66,12 @@ export class TargetsFile {
   private count = 0
   private bytes = 2
   private readonly preview: unknown[] = []
-  private readonly hash = createHash('sha256')
+  private readonly hash = new Sha256()
   private scratch: Buffer | undefined
 
   constructor(private readonly options: TargetsFileOptions) {
     this.maxBytes = options.maxBytes ?? MAX_LIST_BYTES
-    this.path = join(options.dir, `targets-${randomBytes(6).toString('hex')}.json`)
+    this.path = join(options.dir, `targets-${randomHex(6)}.json`)
     try {
       this.fd = openSync(this.path, 'wx', 0o600)
       this.write('[')
@@ -126,7 +127,7 @@ export class TargetsFile {
       bytes: this.bytes,
       json: this.bytes <= MAX_OUTPUT_BYTES ? this.compact() : undefined,
       preview: this.preview,
-      digest: `sha256:${this.hash.digest('hex')}`,
+      digest: `sha256:${this.hash.hex()}`,
       withoutId: this.withoutId
     }
   }
