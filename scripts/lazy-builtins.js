@@ -19,7 +19,8 @@ export function lazyBuiltins(code) {
   const crypto = code.match(CRYPTO) ?? []
   if (crypto.length === 0) throw new Error('lazy-builtins: no require of node:crypto found in index.js')
   const summary = code.match(CORE_SUMMARY) ?? []
-  if (summary.length !== 1) throw new Error(`lazy-builtins: @actions/core's fs.promises read found ${summary.length} times, not once`)
+  if (summary.length !== 1)
+    throw new Error(`lazy-builtins: @actions/core's fs.promises read found ${summary.length} times, not once`)
   const out = code
     .replace(CRYPTO, (_, req, id) => `m2mLazyBuiltin(()=>${req}(import.meta.url)("${id}"))`)
     .replace(
