@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { Credentials } from './auth/credentials.js'
-import { CallInputs, call } from './inputs/call.js'
+import type { CallInputs } from './inputs/call.js'
 import { readCredentials } from './inputs/credentials.js'
 import { boolean, integer, number, read, url } from './inputs/read.js'
 import { shard, snapshot, where } from './inputs/targets.js'
@@ -58,8 +58,21 @@ export function reportMode(door: DoorName = 'root'): boolean {
   return door === 'report' || (door === 'root' && core.getInput('report-from') !== '')
 }
 
+/** Reads the call inputs (inputs/call.ts): loaded by readInputs only when the step has a call. */
+export type CallReader = (listTargetsInput: string) => CallInputs | undefined
+
+/**
+ * getInputs, with the call inputs' reader when the step has a call: a step that only lists does
+ * not load the routine's parsers (the call, its waves, stop rule and plan), a fifth of the bundle
+ * it would otherwise compile at start (docs/performance.md).
+ */
+export async function readInputs(door: DoorName = 'root'): Promise<Inputs> {
+  const readCall = core.getInput('call') === '' ? undefined : (await import('./inputs/call.js')).call
+  return getInputs(door, readCall)
+}
+
 /** Reads and validates every input; the only place that calls getInput. Masks secrets as they are read. */
-export function getInputs(door: DoorName = 'root'): Inputs {
+export function getInputs(door: DoorName = 'root', readCall?: CallReader): Inputs {
   // Secrets first, so nothing below can print them unmasked.
   const clientSecret = core.getInput('client-secret', { trimWhitespace: false })
   mask(clientSecret)
@@ -86,7 +99,7 @@ export function getInputs(door: DoorName = 'root'): Inputs {
     targetsWhere: where('list-targets'),
     // The list door hands the list on as a file only.
     targetsOutput: door !== 'list' && boolean('targets-output'),
-    call: call('list-targets'),
+    call: readCall ? readCall('list-targets') : noCall(),
     summary: boolean('summary'),
     baseUrl: handoff?.baseUrl ?? url('base-url'),
     exportVariable: variableName('export-variable')
@@ -106,6 +119,12 @@ export function getInputs(door: DoorName = 'root'): Inputs {
     credentials: handoff?.credentials ?? readCredentials(clientSecret, privateKeyText),
     sealedToken: core.getInput('sealed-token') || undefined
   }
+}
+
+/** No call input: a step given one reads it with its reader (readInputs), or this throws. */
+function noCall(): undefined {
+  if (core.getInput('call') !== '') throw new Error('Input call was given, but its reader was not loaded')
+  return undefined
 }
 
 /** The inputs only a routine uses: given without call, each is named in one warning. */

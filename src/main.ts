@@ -10,7 +10,7 @@ import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
 import { checkGivenInputs, currentDoor, Door } from './doors.js'
-import { getInputs, Inputs, reportMode } from './inputs.js'
+import { Inputs, readInputs, reportMode } from './inputs.js'
 import { publish } from './report/outputs.js'
 import { renderSummary } from './report/summary.js'
 import type { RoutineResult } from './routine/routine.js'
@@ -59,7 +59,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
     // Report mode makes no request and needs no credential: it reads results files only. Each
     // mode's code, its inputs' too, is loaded only when the step is that mode.
     if (reportMode(door?.name)) return await (await import('./report-step.js')).reportStep(writeSummary, door)
-    const inputs = getInputs(door?.name)
+    const inputs = await readInputs(door?.name)
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,
       maxAttempts: inputs.maxAttempts,
@@ -188,7 +188,14 @@ async function finish(
   // The token in use at the end: a renewal during the work replaced the first one.
   const token = bearer.latest
   const from = targets?.from === 'snapshot' ? 'targets-from' : inputs.baseUrl.origin
-  const routine = calls && { call: inputs.call!.text, calls, plan: inputs.call!.dryRun ? plan : undefined }
+  // A routine's part of the summary is loaded with it: a step that only lists does not compile it.
+  const routine =
+    calls &&
+    (await import('./report/routine-summary.js')).routineHead(
+      inputs.call!.text,
+      calls,
+      inputs.call!.dryRun ? plan : undefined
+    )
   const summary = inputs.summary ? renderSummary(token, from, targets?.listing, Date.now(), routine) : undefined
   const failure = calls && (await import('./routine/verdict.js')).routineError(inputs.call!.text, calls)
   // A routine's summary is written whatever follows: it is the record the person on call reads.

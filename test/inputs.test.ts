@@ -1,7 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto'
-import { getInputs, reportMode } from '../src/inputs.js'
+import { getInputs as getInputsWith, Inputs, readInputs, reportMode } from '../src/inputs.js'
+import { call } from '../src/inputs/call.js'
 import { basicCredentials } from '../src/auth/client-secret.js'
 import { captureStdout, setInputs } from './helpers.js'
+
+/** getInputs with the call inputs' reader, as readInputs gives it to a step with a call. */
+const getInputs = (door?: Parameters<typeof getInputsWith>[0]): Inputs => getInputsWith(door, call)
 
 const VALID: Record<string, string> = {
   'client-id': 'client-1',
@@ -12,6 +16,26 @@ const VALID: Record<string, string> = {
 }
 
 const written = captureStdout()
+
+describe('readInputs', () => {
+  it('reads the call inputs with their reader when the step has a call', async () => {
+    setInputs({ ...VALID, call: 'POST /v1/t/{id}/rotate', 'call-concurrency': '8' })
+    expect((await readInputs()).call).toMatchObject({ text: 'POST /v1/t/{id}/rotate', concurrency: 8 })
+  })
+
+  it('reads a step without a call as getInputs does, with no call', async () => {
+    setInputs({ ...VALID, 'max-attempts': '3' })
+    const inputs = await readInputs()
+    expect(inputs).toMatchObject({ maxAttempts: 3, listTargets: true, baseUrl: new URL('https://api.service.test') })
+    expect(inputs.credentials).toMatchObject({ clientId: 'client-1', tokenUrlFrom: 'auth-url' })
+    expect(inputs.call).toBeUndefined()
+  })
+
+  it('refuses a call it was given no reader for, rather than drop it', () => {
+    setInputs({ ...VALID, call: 'POST /v1/t/{id}/rotate' })
+    expect(() => getInputsWith()).toThrow('Input call was given, but its reader was not loaded')
+  })
+})
 
 describe('getInputs', () => {
   it('reads valid inputs, normalises URLs and applies defaults', () => {

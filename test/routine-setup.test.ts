@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getInputs, Inputs } from '../src/inputs.js'
+import { getInputs as getInputsWith, Inputs } from '../src/inputs.js'
+import { call } from '../src/inputs/call.js'
 import { isPlan2Digest } from '../src/routine/plan-calls.js'
 import { waveRank } from '../src/routine/waves.js'
 import { RoutineSetup } from '../src/routine-setup.js'
@@ -10,6 +11,9 @@ import { callFingerprint } from '../src/routine/fingerprint.js'
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
 import { captureStdout, FP, line, setInputs } from './helpers.js'
+
+/** getInputs with the call inputs' reader, as readInputs gives it to a step with a call. */
+const getInputs = (door?: Parameters<typeof getInputsWith>[0]): Inputs => getInputsWith(door, call)
 
 const API = 'https://api.setup.test/base'
 const stdout = captureStdout()

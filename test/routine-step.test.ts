@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bearer } from '../src/auth/bearer.js'
 import { HttpRequest, HttpResponse, Transport } from '../src/http/client.js'
-import { getInputs, Inputs } from '../src/inputs.js'
+import { getInputs as getInputsWith, Inputs } from '../src/inputs.js'
+import { call } from '../src/inputs/call.js'
 import { callFingerprint, idempotencyKey } from '../src/routine/fingerprint.js'
 import { planDigest } from '../src/routine/plan.js'
 import { callEveryTarget, callIdentity, RoutineSignals, targetsText, verifiedPlan } from '../src/routine-step.js'
@@ -12,6 +13,9 @@ import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
 import { targetKey } from '../src/targets/key.js'
 import { captureStdout, resultObjects, setInputs } from './helpers.js'
+
+/** getInputs with the call inputs' reader, as readInputs gives it to a step with a call. */
+const getInputs = (door?: Parameters<typeof getInputsWith>[0]): Inputs => getInputsWith(door, call)
 
 const API = 'https://api.step.test/base'
 const CALL = 'POST /v1/t/{id}'

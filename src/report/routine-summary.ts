@@ -5,6 +5,12 @@ import { SAID_CHARS } from '../routine/said.js'
 import { RoutineResult } from '../routine/routine.js'
 import { unrecordedText } from '../routine/verdict.js'
 import { cell } from './cells.js'
+import type { RoutineHead } from './summary.js'
+
+/** The routine's part of renderSummary (summary.ts), its plan's digest beside a dry run's. */
+export function routineHead(call: string, calls: RoutineResult, digest?: string): RoutineHead {
+  return targets => routineLines(call, calls, { digest, targets })
+}
 
 /**
  * A routine's part of the summary, first: one line of the outcome (outcomeWords(), as the progress

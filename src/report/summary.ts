@@ -2,9 +2,7 @@ import { Token } from '../auth/token.js'
 import { formatCount, formatDuration, isoSeconds } from '../format.js'
 import { isRawNumber } from '../json.js'
 import { redact } from '../secrets.js'
-import { RoutineResult } from '../routine/routine.js'
 import { cell } from './cells.js'
-import { routineLines } from './routine-summary.js'
 import { Listing } from '../targets/file.js'
 
 const MAX_COLUMNS = 5
@@ -22,19 +20,23 @@ const PREFERRED_COLUMNS = [
   'address'
 ]
 
+/**
+ * A routine's part of the summary, given the line that says which targets were chosen: routineHead
+ * in report/routine-summary.ts, which a step loads with its routine only.
+ */
+export type RoutineHead = (targets: string | undefined) => string[]
+
 /** The job summary as Markdown: what was listed, the token's expiry and subject, the first targets. */
 export function renderSummary(
   token: Token,
   from: string,
   listing: Listing | undefined,
   now: number,
-  routine?: { readonly call: string; readonly calls: RoutineResult; readonly plan?: string }
+  routine?: RoutineHead
 ): string {
   // A routine's outcome leads; the targets come after it, folded.
   const targets = listing && (listing.where !== undefined || listing.shard) ? chosenText(listing) : undefined
-  const lines = routine
-    ? routineLines(routine.call, routine.calls, { digest: routine.plan, targets })
-    : ['## Service targets', '']
+  const lines = routine ? routine(targets) : ['## Service targets', '']
   const { subject } = token
   const source = { exchange: 'exchanged client credentials', sealed: 'reused a sealed token', input: 'token input' }[
     token.source

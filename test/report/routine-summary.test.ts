@@ -1,4 +1,4 @@
-import { routineLines } from '../../src/report/routine-summary.js'
+import { routineHead, routineLines } from '../../src/report/routine-summary.js'
 import { Outcome } from '../../src/routine/lines.js'
 import { RoutineResult } from '../../src/routine/routine.js'
 import { Failure } from '../../src/routine/tally.js'
@@ -296,6 +296,18 @@ describe('routineLines', () => {
         '| ---: | --- | --- | --- |'
       ])
       expect(lines).toContain('| 1 | t-0 | host 0 | DELETE /v1/t/t-0 |')
+    })
+
+    it("is what routineHead gives renderSummary, the plan's digest and the targets' line passed on", () => {
+      const digest = `plan2.2.${'b'.repeat(8)}`
+      const calls = result({ planned: 2 }, { calls: 0, planned: rows(2, true) })
+      const head = routineHead('DELETE /v1/t/{id}', calls, digest)
+      expect(head('2 of 9 selected by a')).toEqual(
+        routineLines('DELETE /v1/t/{id}', calls, { digest, targets: '2 of 9 selected by a' })
+      )
+      expect(head(undefined)).toEqual(routineLines('DELETE /v1/t/{id}', calls, { digest }))
+      expect(head(undefined).join('\n')).toContain(digest)
+      expect(head(undefined).join('\n')).not.toContain('Targets:')
     })
 
     it('names the count of calls not shown, in the singular too', () => {

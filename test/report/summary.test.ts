@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { cell, MARKDOWN_SPECIAL } from '../../src/report/cells.js'
-import { routineLines } from '../../src/report/routine-summary.js'
+import { routineHead, routineLines } from '../../src/report/routine-summary.js'
 import { chooseColumns, renderSummary } from '../../src/report/summary.js'
 import { Outcome } from '../../src/routine/lines.js'
 import { RoutineResult } from '../../src/routine/routine.js'
@@ -221,7 +221,7 @@ describe('the whole summary', () => {
   it("folds the targets under a routine's outcome, their columns named as the target's", () => {
     const calls = allDone(60)
     const targets = Array.from({ length: 60 }, (_, i) => ({ id: `t${i}`, status: 'ok' }))
-    const md = renderSummary(unsigned, base, listing(targets), now, { call: 'POST /v1/t/{id}', calls })
+    const md = renderSummary(unsigned, base, listing(targets), now, routineHead('POST /v1/t/{id}', calls))
     expect(md).toBe(
       [
         ...routineLines('POST /v1/t/{id}', calls),
@@ -244,7 +244,7 @@ describe('the whole summary', () => {
 
   it('keeps the one column of scalar targets named "target" beside a routine', () => {
     const calls = allDone(1)
-    const md = renderSummary(unsigned, base, listing(['a']), now, { call: 'POST /v1/t/{id}', calls })
+    const md = renderSummary(unsigned, base, listing(['a']), now, routineHead('POST /v1/t/{id}', calls))
     expect(md.slice(md.indexOf('<details>'))).toBe(
       '<details><summary>The targets</summary>\n\n| target |\n| --- |\n| a |\n\n</details>\n'
     )
