@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { POOL_BYTES, RandomPool, randomHex } from '../src/random.js'
@@ -33,6 +33,26 @@ describe('RandomPool', () => {
     }
     // The rest of the pool cannot give 6 bytes: it reads the device again, from its start.
     expect(pool.hex(6)).toBe('000102030405')
+  })
+
+  it('gives a whole pool, and the rest of a pool, from the bytes it read', () => {
+    const device = join(dir, 'counting')
+    const bytes = Buffer.from(Array.from({ length: POOL_BYTES }, (_, i) => (i * 7) % 256))
+    writeFileSync(device, bytes)
+    expect(new RandomPool(device).hex(POOL_BYTES)).toBe(bytes.toString('hex'))
+    const pool = new RandomPool(device)
+    expect(pool.hex(3)).toBe(bytes.subarray(0, 3).toString('hex'))
+    // Exactly what is left: from this pool, not a new read from the device's start.
+    expect(pool.hex(POOL_BYTES - 3)).toBe(bytes.subarray(3).toString('hex'))
+  })
+
+  it('closes the device after each read', () => {
+    const device = join(dir, 'closed')
+    writeFileSync(device, Buffer.alloc(POOL_BYTES, 9))
+    const open = (): number => readdirSync('/proc/self/fd').length
+    const before = open()
+    for (let i = 0; i < 50; i++) new RandomPool(device).hex(1)
+    expect(open()).toBe(before)
   })
 
   it('falls back to node:crypto where there is no device, or it gives too few bytes', () => {
