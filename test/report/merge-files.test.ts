@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { countLines, eachWinningLine, fileOf, MergeLog } from '../../src/report/merge-files.js'
+import { countLines, eachWinningLine, fileOf } from '../../src/report/merge-files.js'
 import { WinnerTable } from '../../src/report/merge-table.js'
-import { LineFields, resultLine } from '../../src/routine/lines.js'
 import { keyHash } from '../../src/targets/key-table.js'
+import { FP, line, OTHER, recorder, writeResults } from './results-fixture.js'
 
 let dir: string
 let results: string
@@ -15,31 +15,7 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-const FP = '0123456789abcdef'
-const OTHER = 'fedcba9876543210'
-
-const line = (
-  key: string,
-  outcome: LineFields['outcome'] = 'succeeded',
-  { call = FP, shard, attempt = 1 }: { call?: string; shard?: string; attempt?: number } = {}
-) =>
-  resultLine(
-    { fingerprint: call, runAttempt: attempt, shard },
-    { key, outcome, status: outcome === 'unknown' || outcome === 'planned' ? null : 200, index: 0, target: { id: key } }
-  )
-
-const file = (name: string, lines: string[], end = '\n') => {
-  const path = join(results, name)
-  writeFileSync(path, lines.join('\n') + end)
-  return path
-}
-
-const recorder = () => {
-  const infos: string[] = []
-  const warnings: string[] = []
-  const log: MergeLog = { info: m => infos.push(m), warning: m => warnings.push(m) }
-  return { infos, warnings, log }
-}
+const file = (name: string, lines: string[], end = '\n') => writeResults(results, name, lines, end)
 
 describe('countLines', () => {
   it('numbers the lines of the call from 1 in file order, and says where each file starts', () => {
