@@ -34,6 +34,8 @@ export class RoutineSetup {
   private readonly ranks?: RankList
   private readonly plan?: PlanBuilder
   private finishedEarlier = 0
+  /** The targets seen so far: the next one's place in the targets file. */
+  private seen = 0
 
   /** `signer`: the run's record key, which earlier records must be signed with; none without a secret. */
   constructor(
@@ -69,7 +71,8 @@ export class RoutineSetup {
     const ok = this.preflight.check(target)
     const key = this.ranks || this.plan || this.earlier ? targetKey(target) : ''
     this.ranks?.add(waveRank(key))
-    if (this.earlier && this.earlier.finished(key) !== undefined) this.finishedEarlier++
+    if (this.earlier && this.earlier.finishedAt(this.seen, key) !== undefined) this.finishedEarlier++
+    this.seen++
     if (!this.plan || !ok) return
     if (this.skips(key)) return this.plan.skip(key)
     const { spec } = this.inputs.call!

@@ -1,6 +1,6 @@
 import { messageOf } from '../errors.js'
 import { formatCount, logSafe, quoted } from '../format.js'
-import { keyHash, KeyTable } from '../targets/key-table.js'
+import { KeyHash, keyHash, KeyTable } from '../targets/key-table.js'
 import { fmix32, Shard } from '../targets/shards.js'
 import { Outcome } from './lines.js'
 import { Expectation } from './evidence.js'
@@ -25,6 +25,13 @@ export interface ResumeOptions {
 export interface EarlierResults {
   /** The status a finished target ended with (null for none), or undefined when it is to be called. */
   finished(key: string): number | null | undefined
+  /**
+   * As `finished`, for the target at `place` (0-based) of the step's targets file. The step asks
+   * for each target twice, in that order as it reads the list and again as the routine offers it;
+   * the second answer comes from the first (kept by place, with the key's two hashes), not from
+   * another random read of the table. A place asked with another key is looked up.
+   */
+  finishedAt(place: number, key: string): number | null | undefined
   /** Whether the line that finished the target is of a file applying this step's plan. */
   finishedByPlan(key: string): boolean
   readonly size: number
@@ -50,7 +57,7 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
   const files = resultFiles(options.from, input)
   if (!files || files.length === 0) {
     options.info(`No earlier results in ${options.from} (call-resume-from): a first attempt, so every target is called`)
-    return { finished: () => undefined, finishedByPlan: () => false, size: 0 }
+    return { finished: () => undefined, finishedAt: () => undefined, finishedByPlan: () => false, size: 0 }
   }
   // One word a key: the run attempt of its latest line, whether it finished, and its status.
   const table = new KeyTable(1)
@@ -99,19 +106,70 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
     )
   }
   // The word of a finished key, else 0.
-  const doneWord = (key: string): number => {
-    const at = table.find(keyHash(key))
+  const wordOf = (hash: KeyHash): number => {
+    const at = table.find(hash)
     return at >= 0 && (table.words[at] & DONE_BIT) !== 0 ? table.words[at] : 0
   }
-  const finished = (key: string): number | null | undefined => {
-    const word = doneWord(key)
-    if (word === 0) return undefined
-    const status = word & NO_STATUS
-    return status === NO_STATUS ? null : status
+  const doneWord = (key: string): number => wordOf(keyHash(key))
+  const finished = (key: string): number | null | undefined => statusOf(doneWord(key))
+  const kept = new PlaceMemo(table.size)
+  const finishedAt = (place: number, key: string): number | null | undefined => {
+    if (table.size === 0) return undefined
+    const hash = keyHash(key)
+    const word = kept.word(place, hash) ?? kept.note(place, hash, wordOf(hash))
+    return statusOf(word)
   }
   const finishedByPlan = (key: string): boolean => (doneWord(key) & PLAN_BIT) !== 0
   options.info(
     `Read ${formatCount(lines)} earlier result lines from ${formatCount(files.length)} file${files.length === 1 ? '' : 's'} (call-resume-from)`
   )
-  return { finished, finishedByPlan, size: table.size }
+  return { finished, finishedAt, finishedByPlan, size: table.size }
+}
+
+/** A finished key's status (null for none), from its word; undefined for 0, a key not finished. */
+function statusOf(word: number): number | null | undefined {
+  if (word === 0) return undefined
+  const status = word & NO_STATUS
+  return status === NO_STATUS ? null : status
+}
+
+/** Three words a place, in the order asked: the key's two hashes and its word. */
+const PLACE_WORDS = 3
+
+/**
+ * The words looked up so far, by place: noted only in order (place 0, 1, …), read back only for
+ * the same key's hashes. Read in order, so a million targets cost 12 MiB and no random reads.
+ */
+export class PlaceMemo {
+  private words: Uint32Array
+  private noted = 0
+
+  /** `expected`: the places likely asked (the keys finished): room for them at once. */
+  constructor(expected: number) {
+    this.words = new Uint32Array(Math.max(expected, 64) * PLACE_WORDS)
+  }
+
+  /** The word noted for the place, when it was noted for the same hashes. */
+  word(place: number, hash: KeyHash): number | undefined {
+    if (place >= this.noted) return undefined
+    const at = place * PLACE_WORDS
+    const { words } = this
+    return words[at] === hash.first && words[at + 1] === hash.second ? words[at + 2] : undefined
+  }
+
+  /** Notes the word when the place is the next in order; gives it back. */
+  note(place: number, hash: KeyHash, word: number): number {
+    if (place !== this.noted) return word
+    const at = place * PLACE_WORDS
+    if (at === this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2)
+      grown.set(this.words)
+      this.words = grown
+    }
+    this.words[at] = hash.first
+    this.words[at + 1] = hash.second
+    this.words[at + 2] = word
+    this.noted++
+    return word
+  }
 }

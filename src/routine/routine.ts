@@ -149,7 +149,7 @@ class RoutineRun {
     if (this.cancelledAt !== undefined && this.now() - this.cancelledAt > this.drainMs) throw new Abandoned()
     this.fed++
     const entry: InFlight = { target, key: targetKey(target), index, sent: false, abandoned: false }
-    const finished = this.options.earlier?.finished(entry.key)
+    const finished = this.options.earlier?.finishedAt(index, entry.key)
     if (finished !== undefined) return this.ledger.skipped(entry, finished)
     if (this.options.dryRun) return this.ledger.plan(entry)
     if (!this.scheduler.startNow(entry, this.make)) this.ledger.notMade(entry)

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LineFields, resultLine } from '../../src/routine/lines.js'
 import { ResultFileError } from '../../src/routine/result-files.js'
-import { readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
+import { PlaceMemo, readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
+import { keyHash } from '../../src/targets/key-table.js'
 import { Shard, shardOf } from '../../src/targets/shards.js'
 
 let dir: string
@@ -38,6 +39,82 @@ function read(overrides: Partial<ResumeOptions> = {}) {
   return { earlier, infos, warnings }
 }
 
+describe('finishedAt', () => {
+  const keys = ['ok', 'none', 'bad', 'never', 'other']
+  const earlierOf = () =>
+    read({
+      from: file('r.jsonl', [
+        line(1, 'ok', 'succeeded', 200),
+        line(1, 'none', 'skipped', null),
+        line(1, 'bad', 'failed', 500)
+      ])
+    }).earlier
+  const answers = [200, null, undefined, undefined, undefined]
+
+  it('answers as finished, asked in list order and again by place, in any order', () => {
+    const earlier = earlierOf()
+    expect(keys.map((key, place) => earlier.finishedAt(place, key))).toEqual(answers)
+    const again = [4, 2, 0, 3, 1, 0]
+    expect(again.map(place => earlier.finishedAt(place, keys[place]))).toEqual(again.map(p => answers[p]))
+    expect(keys.map(key => earlier.finished(key))).toEqual(answers)
+  })
+
+  it("looks up a place asked with another key, not the first key's answer", () => {
+    const earlier = earlierOf()
+    expect(keys.map((key, place) => earlier.finishedAt(place, key))).toEqual(answers)
+    // Place 0 held "ok" (200), place 2 "bad" (not finished): each answers for the key asked.
+    expect(earlier.finishedAt(0, 'bad')).toBeUndefined()
+    expect(earlier.finishedAt(2, 'ok')).toBe(200)
+    expect(earlier.finishedAt(1, 'ok')).toBe(200)
+    // Asked first out of order (place 7 before 5 and 6), each is still answered.
+    expect(earlier.finishedAt(7, 'ok')).toBe(200)
+    expect(earlier.finishedAt(5, 'none')).toBeNull()
+    expect(earlier.finishedAt(6, 'bad')).toBeUndefined()
+  })
+})
+
+describe('PlaceMemo', () => {
+  const h = (key: string) => keyHash(key)
+
+  it('gives back the word noted for a place, for the same hashes only', () => {
+    const memo = new PlaceMemo(0)
+    expect(memo.word(0, h('a'))).toBeUndefined()
+    expect(memo.note(0, h('a'), 7)).toBe(7)
+    expect(memo.note(1, h('b'), 0)).toBe(0)
+    expect(memo.word(0, h('a'))).toBe(7)
+    expect(memo.word(1, h('b'))).toBe(0)
+    expect(memo.word(0, h('b'))).toBeUndefined()
+    expect(memo.word(1, h('a'))).toBeUndefined()
+    expect(memo.word(2, h('a'))).toBeUndefined()
+  })
+
+  it('tells apart keys whose first hashes are equal', () => {
+    const memo = new PlaceMemo(0)
+    const a = h('a')
+    memo.note(0, a, 9)
+    expect(memo.word(0, { first: a.first, second: a.second ^ 1 })).toBeUndefined()
+    expect(memo.word(0, { first: a.first ^ 1, second: a.second })).toBeUndefined()
+  })
+
+  it('notes places in order only: one asked ahead is answered but not kept', () => {
+    const memo = new PlaceMemo(0)
+    expect(memo.note(1, h('b'), 5)).toBe(5)
+    expect(memo.word(1, h('b'))).toBeUndefined()
+    memo.note(0, h('a'), 3)
+    memo.note(0, h('x'), 4)
+    expect(memo.word(0, h('a'))).toBe(3)
+    expect(memo.word(0, h('x'))).toBeUndefined()
+  })
+
+  it('grows past the room it was made with, keeping every place', () => {
+    const memo = new PlaceMemo(2)
+    const count = 1000
+    for (let place = 0; place < count; place++) memo.note(place, h(`k${place}`), place + 1)
+    for (let place = 0; place < count; place++) expect(memo.word(place, h(`k${place}`))).toBe(place + 1)
+    expect(memo.word(count, h(`k${count}`))).toBeUndefined()
+  })
+})
+
 describe('readEarlierResults', () => {
   it.each([
     ['a missing path', () => join(dir, 'missing')],
@@ -52,6 +129,7 @@ describe('readEarlierResults', () => {
     expect(warnings).toEqual([])
     expect(earlier.size).toBe(0)
     expect(earlier.finished('a')).toBeUndefined()
+    expect(earlier.finishedAt(0, 'a')).toBeUndefined()
   })
 
   it('finishes the targets whose latest line succeeded or was skipped, with their status', () => {

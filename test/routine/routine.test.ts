@@ -694,7 +694,13 @@ describe('a routine, its skips, drain and clean-up', () => {
       options({
         targets: list([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
         count: 3,
-        earlier: { finished: key => done.get(key), finishedByPlan: () => false, size: done.size }
+        earlier: {
+          finished: key => done.get(key),
+          // Asked by its place in the list: a, b, c.
+          finishedAt: (place, key) => (key === 'abc'[place] ? done.get(key) : fail(`${key} asked at ${place}`)),
+          finishedByPlan: () => false,
+          size: done.size
+        }
       })
     )
     expect(sent.map(r => r.url.pathname)).toEqual(['/base/v1/t/b'])
@@ -1044,6 +1050,9 @@ describe('runRoutine in waves', () => {
     const { transport, sent } = statuses(() => 200)
     const earlier = {
       finished: (key: string) => (key === 't4' ? 200 : undefined),
+      // Each wave offers its targets at their places in the whole list.
+      finishedAt: (place: number, key: string) =>
+        key !== `t${place}` ? fail(`${key} asked at ${place}`) : key === 't4' ? 200 : undefined,
       finishedByPlan: () => false,
       size: 1
     }
@@ -1137,6 +1146,8 @@ describe('the last progress line, the step’s error and the outputs', () => {
     const info: string[] = []
     const earlier: EarlierResults = {
       finished: key => (['t0', 't2', 't4'].includes(key) ? 200 : undefined),
+      finishedAt: (place, key) =>
+        key !== `t${place}` ? fail(`${key} asked at ${place}`) : ['t0', 't2', 't4'].includes(key) ? 200 : undefined,
       finishedByPlan: () => false,
       size: 3
     }
@@ -1164,3 +1175,8 @@ describe('the last progress line, the step’s error and the outputs', () => {
     expect(error).toBeUndefined()
   })
 })
+
+/** Throws: a fake asked what it should not be. */
+function fail(why: string): never {
+  throw new Error(why)
+}
