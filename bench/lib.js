@@ -58,13 +58,18 @@ export function envFor(build, env, door = 'root') {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('INPUT_') || names.has(name)))
 }
 
+// The children's CPU is counted from before the run: python3 may be a launcher's shim (pyenv's
+// runs bash and pyenv, about 0.2 s of CPU), whose children are counted in python's own
+// RUSAGE_CHILDREN from the start, and were in every CPU figure before this was taken away.
 const RSS_SCRIPT =
   'import resource, subprocess, sys, time\n' +
+  'b = resource.getrusage(resource.RUSAGE_CHILDREN)\n' +
   't = time.monotonic(); p = subprocess.run(sys.argv[1:], capture_output=True)\n' +
   'ms = (time.monotonic() - t) * 1000\n' +
   'sys.stderr.buffer.write(p.stdout[-4000:] + p.stderr[-4000:])\n' +
   'u = resource.getrusage(resource.RUSAGE_CHILDREN)\n' +
-  'print(ms, u.ru_maxrss, (u.ru_utime + u.ru_stime) * 1000, p.returncode)'
+  'cpu = (u.ru_utime - b.ru_utime + u.ru_stime - b.ru_stime) * 1000\n' +
+  'print(ms, u.ru_maxrss, cpu, p.returncode)'
 
 /**
  * One process run to its end, without blocking this one (its servers answer meanwhile): wall ms,
