@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -85,8 +86,18 @@ describe('RoutineSetup: what earlier attempts finished', () => {
     const earlier = earlierFile(['t1', 't3', 'gone'], callFingerprint(callIdentity(inputsWith())))
     const setup = new RoutineSetup(inputsWith({ 'call-resume-from': earlier }))
     expect(setup.skipped).toBe(0)
+    const asked = jest.spyOn(setup.earlier!, 'finishedAt')
     pass(setup, targets(5))
     expect(setup.skipped).toBe(2)
+    // Each by its place in the targets file: the routine's ask at the same place is answered from it.
+    expect(asked.mock.calls).toEqual(['t0', 't1', 't2', 't3', 't4'].map((key, place) => [place, key]))
+    expect(targets(5).map((target, place) => setup.earlier!.finishedAt(place, target.id))).toEqual([
+      undefined,
+      204,
+      undefined,
+      204,
+      undefined
+    ])
     const none = new RoutineSetup(inputsWith())
     pass(none, targets(5))
     expect(none.skipped).toBe(0)

@@ -161,7 +161,7 @@ export class PlaceMemo {
   note(place: number, hash: KeyHash, word: number): number {
     if (place !== this.noted) return word
     const at = place * PLACE_WORDS
-    if (at === this.words.length) {
+    if (at + PLACE_WORDS > this.words.length) {
       const grown = new Uint32Array(this.words.length * 2)
       grown.set(this.words)
       this.words = grown

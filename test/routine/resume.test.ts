@@ -88,6 +88,15 @@ describe('PlaceMemo', () => {
     expect(memo.word(2, h('a'))).toBeUndefined()
   })
 
+  it('has nothing for a place not noted yet, even for hashes of 0 (as its unwritten words are)', () => {
+    const memo = new PlaceMemo(8)
+    const zero = { first: 0, second: 0 }
+    expect(memo.word(0, zero)).toBeUndefined()
+    memo.note(0, h('a'), 5)
+    expect(memo.word(1, zero)).toBeUndefined()
+    expect(memo.word(3, zero)).toBeUndefined()
+  })
+
   it('tells apart keys whose first hashes are equal', () => {
     const memo = new PlaceMemo(0)
     const a = h('a')
