@@ -10,14 +10,20 @@ const MIN_HEX_RUN = 2 * MIN_RUN
 // Any run of 12 or more characters holds a 3-character block that starts at a multiple of 10: a
 // text is looked up every 10 characters only, and a block with a character no form has (a quote, a
 // comma: most of a JSON text's blocks) is passed at that character. The rest are looked up first in
-// a bitmap of hashes (no allocation), and only then in the map of every 3-character block of every
-// form of every secret. Every page of a listing is searched: this is a third of the cost of 6-blocks.
+// a bitmap of hashes, and only then in the table of every 3-character block of every form of every
+// secret. Every page of a listing is searched: this is a third of the cost of 6-blocks.
+//
+// The table is typed arrays (chains of places by the block's hash), not a map of strings: a step
+// adds a few secrets of 20-odd forms each as it starts, and a map of 3-character strings to arrays
+// was a quarter of a megabyte of young objects, enough to cost the step a garbage collection.
 const BLOCK = 3
 const STRIDE = 10
 const BASE64_CHAR = /^[A-Za-z0-9+/_-]$/
 const BASE64_END = /^[A-Za-z0-9+/_-]?=?=?/
 const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
 const FILTER_BITS = 20
+/** The chains' heads: by the block hash's low bits. */
+const HEAD_BITS = 12
 
 /**
  * Every secret the action knows, as the blocks of its forms: the secret; with each space as + (form
@@ -36,7 +42,14 @@ export class Fragments {
   private readonly known = new Set<string>()
   /** Forms found whole, by indexOf: the secrets under 12 characters, and their base64 under 15. */
   private readonly short: { readonly form: string; readonly base64: boolean }[] = []
-  private readonly blocks = new Map<string, number[]>()
+  /** Each block's place: its form and where it starts there, and the next place of its chain (+1). */
+  private placeForm = new Int32Array(1024)
+  private placeAt = new Int32Array(1024)
+  private placeNext = new Int32Array(1024)
+  private places = 0
+  /** Each chain's first and last place (+1; 0 for none): places are walked in the order added. */
+  private readonly heads = new Int32Array(1 << HEAD_BITS)
+  private readonly tails = new Int32Array(1 << HEAD_BITS)
   private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5))
   /** The ASCII characters of the forms looked up by block (any other character may be in one). */
   private readonly ascii = new Uint8Array(128)
@@ -76,11 +89,23 @@ export class Fragments {
     for (let p = Math.max(0, header - BLOCK + 1); p + BLOCK <= form.length; p++) {
       const h = hashAt(form, p)
       this.filter[h >>> 5] |= 1 << (h & 31)
-      const block = form.slice(p, p + BLOCK)
-      const places = this.blocks.get(block)
-      if (places) places.push(index, p)
-      else this.blocks.set(block, [index, p])
+      this.addPlace(h & ((1 << HEAD_BITS) - 1), index, p)
     }
+  }
+
+  private addPlace(chain: number, form: number, at: number): void {
+    if (this.places === this.placeForm.length) {
+      this.placeForm = grown(this.placeForm)
+      this.placeAt = grown(this.placeAt)
+      this.placeNext = grown(this.placeNext)
+    }
+    const place = this.places++
+    this.placeForm[place] = form
+    this.placeAt[place] = at
+    const tail = this.tails[chain]
+    if (tail === 0) this.heads[chain] = place + 1
+    else this.placeNext[tail - 1] = place + 1
+    this.tails[chain] = place + 1
   }
 
   /**
@@ -92,20 +117,20 @@ export class Fragments {
     for (let j = 0; j + BLOCK <= n; j += STRIDE) {
       const h = this.blockHash(text, j)
       if (h < 0 || (this.filter[h >>> 5] & (1 << (h & 31))) === 0) continue
-      const places = this.blocks.get(text.slice(j, j + BLOCK))
-      if (!places) continue
       let end = 0
-      for (let k = 0; k < places.length; k += 2) {
-        const form = this.forms[places[k]]
-        const p = places[k + 1]
+      for (let place = this.heads[h & ((1 << HEAD_BITS) - 1)]; place > 0; place = this.placeNext[place - 1]) {
+        const index = this.placeForm[place - 1]
+        const form = this.forms[index]
+        const p = this.placeAt[place - 1]
+        if (!sameBlock(text, j, form, p)) continue
         let left = 0
         while (left < j && left < p && text.charCodeAt(j - left - 1) === form.charCodeAt(p - left - 1)) left++
         let right = BLOCK
         while (j + right < n && p + right < form.length && text.charCodeAt(j + right) === form.charCodeAt(p + right)) {
           right++
         }
-        if (p + right - Math.max(p - left, this.publicEnds[places[k]]) < this.minRuns[places[k]]) continue
-        if (this.base64[places[k]]) widened(text, j - left, j + right, p - left === 0, p + right === form.length, spans)
+        if (p + right - Math.max(p - left, this.publicEnds[index]) < this.minRuns[index]) continue
+        if (this.base64[index]) widened(text, j - left, j + right, p - left === 0, p + right === form.length, spans)
         else spans.push(j - left, j + right)
         const stop = spans[spans.length - 1]
         if (first) return
@@ -174,6 +199,17 @@ function base64Forms(secret: string): string[] {
     }
   }
   return forms
+}
+
+function sameBlock(text: string, j: number, form: string, p: number): boolean {
+  for (let k = 0; k < BLOCK; k++) if (text.charCodeAt(j + k) !== form.charCodeAt(p + k)) return false
+  return true
+}
+
+function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const larger = new Int32Array(2 * array.length)
+  larger.set(array)
+  return larger
 }
 
 function hashAt(text: string, at: number): number {

@@ -112,6 +112,26 @@ describe('Fragments', () => {
     expect(spansIn(`.${b.slice(0, 12)}.`, a, b)).toEqual([b.slice(0, 12)])
   })
 
+  it('finds runs of the first secret and the last as its table grows far past its first room', () => {
+    // Each secret of 40 characters is some 20 forms of 40-odd blocks: 30 are 20,000-odd places.
+    const secrets = Array.from(
+      { length: 30 },
+      (_, i) => `s${i}-` + `${i}`.repeat(4) + 'Qw3Er9TyU7iO1pA5sD2fG6hJ8kL0zX4cV'.slice(i % 7)
+    )
+    const fragments = new Fragments()
+    for (const secret of secrets) fragments.add(secret)
+    for (const secret of [secrets[0], secrets[14], secrets[29]]) {
+      const run = secret.slice(1, 13)
+      const spans: number[] = []
+      fragments.find(`..${run}..`, spans, true)
+      expect(spans).toEqual([2, 14])
+      const hex = Buffer.from(run).toString('hex')
+      spans.length = 0
+      fragments.find(`<${hex}>`, spans, true)
+      expect(spans).toEqual([1, 25])
+    }
+  })
+
   it('takes no block for the secret that only hashes as one of its blocks does', () => {
     // 'Aa' and 'BB' hash alike: so do AaAaAa and BBBBBB.
     expect(spansIn('BBBBBB', 'AaAaAa-xyz12')).toEqual([])
