@@ -1,3 +1,4 @@
-import { run } from './main.js'
+import { endWhenIdle, run } from './main.js'
 
+endWhenIdle()
 void run()

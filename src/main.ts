@@ -35,6 +35,18 @@ interface Made {
   phase: 'setup' | 'routine' | 'publish'
 }
 
+/**
+ * Ends the process when its work is done and nothing is pending ('beforeExit'), with the exit code
+ * it would have had: a natural exit first tears V8's heap down page by page, some 3 ms of a step
+ * that starts, lists and ends in 130. 'exit' listeners run as they would.
+ */
+export function endWhenIdle(
+  source: Pick<NodeJS.EventEmitter, 'once'> = process,
+  exit = (): void => process.exit()
+): void {
+  source.once('beforeExit', () => exit())
+}
+
 export async function run(options: RunOptions = {}): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code))
   const made: Made = { phase: 'setup' }

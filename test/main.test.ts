@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import nock from 'nock'
 import { DEFAULTS } from '../src/inputs.js'
-import { run } from '../src/main.js'
+import { endWhenIdle, run } from '../src/main.js'
 import { callFingerprint } from '../src/routine/fingerprint.js'
 import { resultLine } from '../src/routine/lines.js'
 import { planDigest } from '../src/routine/plan.js'
@@ -487,5 +487,19 @@ describe('run', () => {
       )
       expect(errors().filter(e => e.includes('cancelled again'))).toHaveLength(1)
     })
+  })
+})
+
+describe('endWhenIdle', () => {
+  it('ends the process once, when its loop first has nothing left to do', () => {
+    const source = new EventEmitter()
+    const exit = jest.fn()
+    endWhenIdle(source, exit)
+    expect(exit).not.toHaveBeenCalled()
+    source.emit('exit', 0)
+    expect(exit).not.toHaveBeenCalled()
+    source.emit('beforeExit', 0)
+    source.emit('beforeExit', 0)
+    expect(exit).toHaveBeenCalledTimes(1)
   })
 })
