@@ -79,11 +79,13 @@ export class Http implements Transport {
   private readonly random: () => number
   private readonly now: () => number
   private readonly limits: AttemptLimits
+  private disposed = false
+  private readonly waits = new Set<() => void>()
 
   constructor(private readonly options: HttpOptions) {
     this.agents = new Agents()
     this.policy = { ...DEFAULT_POLICY, ...options.policy, maxAttempts: options.maxAttempts }
-    this.sleep = options.sleep ?? (ms => new Promise(resolve => setTimeout(resolve, ms)))
+    this.sleep = options.sleep ?? (ms => this.wait(ms))
     this.random = options.random ?? Math.random
     this.now = options.now ?? Date.now
     const { timeoutMs } = options
@@ -102,6 +104,7 @@ export class Http implements Transport {
     for (let n = 1; ; n++) {
       const turn = gate?.ready()
       if (turn) await turn
+      if (this.disposed) throw new Error(`The ${request.label} was not sent: the step is ending`)
       const started = this.now()
       let outcome: Outcome
       let response: HttpResponse | undefined
@@ -131,6 +134,8 @@ export class Http implements Transport {
         }
       } catch (err) {
         if (!(err instanceof AttemptError)) throw err
+        // The sockets were closed under it as the step ends: no retry, and no line about one.
+        if (this.disposed) throw new Error(`The ${request.label} was abandoned: the step is ending`, { cause: err })
         outcome = err
         debug?.(
           `${request.method} ${where(request.url)} failed after ${this.now() - started} ms: ${err.code} (attempt ${n}/${maxAttempts})`
@@ -166,8 +171,24 @@ export class Http implements Transport {
     }
   }
 
+  /** Closes every connection; a request in flight fails, and none is sent or retried after. */
   dispose(): void {
+    this.disposed = true
     this.agents.dispose()
+    for (const wake of this.waits) wake()
+  }
+
+  /** A wait before a retry, which dispose() ends at once: no timer holds an ending step. */
+  private wait(ms: number): Promise<void> {
+    return new Promise(resolve => {
+      const wake = (): void => {
+        clearTimeout(timer)
+        this.waits.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, ms)
+      this.waits.add(wake)
+    })
   }
 }
 

@@ -26,55 +26,76 @@ export interface ListOptions {
  */
 export async function listTargets(http: Transport, options: ListOptions): Promise<number> {
   let total = 0
-  let url: URL | undefined = joinPath(options.baseUrl, 'v1/targets')
-  const seen = new Set<number>([linkKey(url.href)])
+  const first = joinPath(options.baseUrl, 'v1/targets')
+  const seen = new Set<number>([linkKey(first.href)])
   const { origin } = options.baseUrl
-  for (let page = 1; url; page++) {
-    const current: URL = url
-    const fetchPage = (token: string) =>
-      perform(http, {
-        action: ACTION,
-        request: {
-          method: 'GET',
-          url: current,
-          headers: { Accept: 'application/json', Authorization: `Bearer ${token}` },
-          maxBytes: MAX_PAGE_BYTES,
-          label: page === 1 ? 'targets request' : `targets request (page ${page})`
-        },
-        redirect: 'the bearer token is never sent to an address it was not configured for',
-        urlInput: 'base-url',
-        advice: status => adviceFor(status, options.baseUrl, current),
-        parse: res => {
-          const text = res.body.toString('utf8')
-          // The token echoed into target data, in any form redaction finds (raw, escaped, base64,
-          // base64url, 12 characters of it), would be written to targets and targets-file.
-          if (holdsSecret(text, token)) {
-            throw new ResponseError(
-              `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, token)}; ` +
-                'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
-            )
-          }
-          const body = parseTargetsBody(text)
-          return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
+  const fetchPage = (page: number, url: URL, token: string) =>
+    perform(http, {
+      action: ACTION,
+      request: {
+        method: 'GET',
+        url,
+        headers: { Accept: 'application/json', Authorization: `Bearer ${token}` },
+        maxBytes: MAX_PAGE_BYTES,
+        label: page === 1 ? 'targets request' : `targets request (page ${page})`
+      },
+      redirect: 'the bearer token is never sent to an address it was not configured for',
+      urlInput: 'base-url',
+      advice: status => adviceFor(status, options.baseUrl, url),
+      parse: res => {
+        const text = res.body.toString('utf8')
+        // The token echoed into target data, in any form redaction finds (raw, escaped, base64,
+        // base64url, 12 characters of it), would be written to targets and targets-file.
+        if (holdsSecret(text, token)) {
+          throw new ResponseError(
+            `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, token)}; ` +
+              'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
+          )
         }
-      })
+        const body = parseTargetsBody(text)
+        return { targets: body.targets, next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next }
+      }
+    })
+  const fetchAt = async (page: number, url: URL) => {
     const token = await options.bearer.current()
-    const { targets, next } = await fetchPage(token).catch(async (err: unknown) => {
+    return fetchPage(page, url, token).catch(async (err: unknown) => {
       const fresh =
         err instanceof OperationError && err.status === 401 ? await options.bearer.recover(token) : undefined
       if (fresh === undefined) throw err
-      return fetchPage(fresh)
+      return fetchPage(page, url, fresh)
     })
-    options.onTargets(targets)
+  }
+  let current: URL | undefined = first
+  let pending = fetchAt(1, first)
+  for (let page = 1; current; page++) {
+    const { targets, next } = await pending
     total += targets.length
-    url = next === undefined ? undefined : followable(next, current, origin, seen)
+    let url: URL | undefined
+    try {
+      url = next === undefined ? undefined : followable(next, current, origin, seen)
+    } catch (err) {
+      options.onTargets(targets)
+      throw err
+    }
+    const more = url !== undefined && page < options.maxPages
+    if (more) {
+      // The next page is asked for before this one's targets are written, and the request is let
+      // out first: the service answers it while the step encodes, hashes and writes them. One
+      // request is in flight at a time, as before. One the step abandons when this page fails is
+      // a GET, and the client sends no attempt once disposed.
+      pending = fetchAt(page + 1, url!)
+      pending.catch(() => undefined)
+      await new Promise(resolve => setImmediate(resolve))
+    }
+    options.onTargets(targets)
     options.onPage?.(page, targets.length, total, url !== undefined)
-    if (url && page >= options.maxPages) {
+    if (url && !more) {
       throw new OperationError(
         ACTION,
         `the list has more than max-pages (${options.maxPages}) pages; ${total} targets so far. Raise max-pages to list them all.`
       )
     }
+    current = url
   }
   return total
 }

@@ -1,3 +1,5 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import nock from 'nock'
 import { Gate, Http, HttpRequest, HttpResponse } from '../../src/http/client.js'
@@ -583,5 +585,67 @@ describe('redirects and size', () => {
       .reply(200, () => Readable.from(Array.from({ length: 100 }, () => Buffer.alloc(512, 'x'))))
     const { http } = recordingHttp()
     await expect(send(http, get('/v1/targets', 4096))).rejects.toThrow('larger than 4 KiB')
+  })
+})
+
+describe('dispose', () => {
+  let server: Server
+  let base: URL
+  let handle: (req: IncomingMessage, res: ServerResponse) => void
+  beforeAll(async () => {
+    nock.enableNetConnect('127.0.0.1')
+    server = createServer((req, res) => handle(req, res))
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise(resolve => server.close(resolve))
+    nock.disableNetConnect()
+  })
+  const local = (): HttpRequest => ({ ...get(), url: new URL('/v1/targets', base) })
+
+  it('abandons a request in flight without retrying it or saying it will', async () => {
+    const arrived = new Promise<void>(resolve => {
+      handle = () => resolve() // never answered
+    })
+    const { http, infos, waits } = recordingHttp()
+    const sent = http.send(local())
+    await arrived
+    http.dispose()
+    await expect(sent).rejects.toThrow('The targets request was abandoned: the step is ending')
+    expect(infos).toEqual([])
+    expect(waits).toEqual([])
+  })
+
+  it('ends the wait before a retry at once, and sends nothing after it', async () => {
+    let requests = 0
+    handle = (_req, res) => {
+      requests++
+      res.writeHead(503).end('busy')
+    }
+    // A 300 s wait: without dispose ending it, the test's own 30 s would.
+    const { http, infos } = recordingHttp({
+      sleep: undefined,
+      policy: { backoffBaseMs: 400_000, backoffCapMs: 400_000, windowMs: 3_600_000 }
+    })
+    const sent = http.send(local())
+    while (infos.length === 0) await new Promise(resolve => setImmediate(resolve))
+    expect(infos[0]).toMatch(/failed on attempt 1 of 3 \(HTTP 503.*\); retrying in 300\.0 s$/)
+    http.dispose()
+    await expect(sent).rejects.toThrow('The targets request was not sent: the step is ending')
+    expect(requests).toBe(1)
+  })
+
+  it('sends nothing once disposed', async () => {
+    let requests = 0
+    handle = (_req, res) => {
+      requests++
+      res.end('[]')
+    }
+    const { http } = recordingHttp()
+    http.dispose()
+    await expect(http.send(local())).rejects.toThrow('The targets request was not sent: the step is ending')
+    expect(requests).toBe(0)
   })
 })

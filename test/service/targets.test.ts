@@ -2,6 +2,7 @@ import nock from 'nock'
 import { Bearer } from '../../src/auth/bearer.js'
 import { linkKey, listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/http/operation.js'
+import type { HttpResponse, Transport } from '../../src/http/client.js'
 import { recordingHttp } from '../helpers.js'
 import { useNock } from '../nock.js'
 
@@ -501,5 +502,78 @@ describe('each rule of a page', () => {
       .get(next)
       .reply(200, { targets: [2] })
     await expect(run(fixed('t'))).resolves.toEqual([1, 2])
+  })
+})
+
+describe('the next page, asked for ahead', () => {
+  /** A service of `pages` pages, each linking to the next; records what happens, in order. */
+  function service(pages: number, answer?: (page: number) => Promise<HttpResponse> | undefined) {
+    const events: string[] = []
+    const transport: Transport = {
+      send: async request => {
+        const page = Number(request.url.searchParams.get('page') ?? 1)
+        events.push(`ask ${page}`)
+        const answered = answer?.(page)
+        if (answered) return answered
+        const headers = page < pages ? { link: `<${API}/v1/targets?page=${page + 1}>; rel="next"` } : {}
+        return { status: 200, headers, body: Buffer.from(JSON.stringify([{ id: `t${page}` }])), attempts: 1 }
+      }
+    }
+    return { events, transport }
+  }
+  const options = (events: string[], maxPages = 10, onTargets?: (targets: unknown[]) => void): ListOptions => ({
+    baseUrl: new URL(`${API}/`),
+    bearer: fixed(TOKEN),
+    maxPages,
+    onTargets: onTargets ?? (targets => events.push(`write ${(targets[0] as { id: string }).id}`))
+  })
+
+  it("asks for the next page before writing this one's targets, one request at a time", async () => {
+    const { events, transport } = service(3)
+    await expect(listTargets(transport, options(events))).resolves.toBe(3)
+    expect(events).toEqual(['ask 1', 'ask 2', 'write t1', 'ask 3', 'write t2', 'write t3'])
+  })
+
+  it('asks for no page past max-pages', async () => {
+    const { events, transport } = service(5)
+    await expect(listTargets(transport, options(events, 2))).rejects.toThrow('more than max-pages (2) pages')
+    expect(events).toEqual(['ask 1', 'ask 2', 'write t1', 'write t2'])
+  })
+
+  it("fails with the page's own failure, and the next page's failure is nobody's unhandled rejection", async () => {
+    const unhandled: unknown[] = []
+    const listener = (reason: unknown): void => {
+      unhandled.push(reason)
+    }
+    process.on('unhandledRejection', listener)
+    try {
+      const { events, transport } = service(3, page =>
+        page === 2 ? new Promise((_, reject) => setImmediate(() => reject(new Error('socket closed')))) : undefined
+      )
+      const failing = options(events, 10, () => {
+        throw new Error('Failed to write the targets file: disk full')
+      })
+      await expect(listTargets(transport, failing)).rejects.toThrow('disk full')
+      await new Promise(resolve => setTimeout(resolve, 20))
+      expect(events).toEqual(['ask 1', 'ask 2'])
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', listener)
+    }
+  })
+
+  it("writes a page's targets before failing on its next link, and asks for nothing there", async () => {
+    const { events, transport } = service(1, page =>
+      page === 1
+        ? Promise.resolve({
+            status: 200,
+            headers: { link: '<https://elsewhere.test/v1/targets?page=2>; rel="next"' },
+            body: Buffer.from('[{"id":"t1"}]'),
+            attempts: 1
+          })
+        : undefined
+    )
+    await expect(listTargets(transport, options(events))).rejects.toThrow('elsewhere.test')
+    expect(events).toEqual(['ask 1', 'write t1'])
   })
 })
