@@ -34,6 +34,23 @@ const get = url => new Promise((resolve, reject) => {
 })()
 `
 
+// The same floor asking for the next page as soon as a page has arrived, before parsing and
+// writing it, as the action does (one request in flight): beside the goal, not its baseline.
+const FLOOR_AHEAD = FLOOR.replace(
+  /let n = 0\n {2}for \(let url = first; url; \) \{\n {4}const \{ t, link \} = await get\(url\)\n/,
+  `let n = 0
+  let url = first
+  let pending = get(url)
+  while (pending) {
+    const { t, link } = await pending
+    const ahead = link && /<([^>]+)>;\\s*rel="?next"?/.exec(link)
+    url = ahead ? new URL(ahead[1], url).href : undefined
+    pending = url ? get(url) : undefined
+    if (pending) await new Promise(resolve => setImmediate(resolve))
+`
+).replace(/\n {4}const next = link && [^\n]*\n {4}url = next [^\n]*\n/, '\n')
+if (FLOOR_AHEAD === FLOOR || FLOOR_AHEAD.includes('const next')) throw new Error('FLOOR_AHEAD was not made from FLOOR')
+
 export async function listing({ dist, dir, rounds, sizes }) {
   const count = sizes.listing
   const pages = new Map()
@@ -64,15 +81,19 @@ export async function listing({ dist, dir, rounds, sizes }) {
   const temp = join(dir, 'temp')
   const written = () => readdirSync(temp).find(f => f.startsWith('targets-'))
   const action = (perPage, where) => () => node(join(dist, 'root.js'), env(perPage, where))
-  const floor = perPage => () => {
-    const e = env(perPage)
-    return node(['-e', FLOOR, `${api.url}/${perPage}/v1/targets`, TOKEN, join(e.RUNNER_TEMP, 'floor.json')], e)
-  }
+  const floor =
+    (perPage, script = FLOOR) =>
+    () => {
+      const e = env(perPage)
+      return node(['-e', script, `${api.url}/${perPage}/v1/targets`, TOKEN, join(e.RUNNER_TEMP, 'floor.json')], e)
+    }
   // The floor writes the action's file, byte for byte, or the comparison is not like with like.
   await action(200)()
   const actionFile = readFileSync(join(temp, written()))
-  await floor(200)()
-  if (!readFileSync(join(temp, 'floor.json')).equals(actionFile)) throw new Error('the floor wrote another file')
+  for (const script of [FLOOR, FLOOR_AHEAD]) {
+    await floor(200, script)()
+    if (!readFileSync(join(temp, 'floor.json')).equals(actionFile)) throw new Error('the floor wrote another file')
+  }
   rmSync(temp, { recursive: true, force: true })
 
   const rows = []
@@ -85,6 +106,13 @@ export async function listing({ dist, dir, rounds, sizes }) {
       values: paired(runs.action, runs.baseline, r => r.ms),
       unit: '×',
       beside: `action ${wall(runs.action)}, floor ${wall(runs.baseline)}; action peak RSS ${stats(runs.action.map(r => r.mib)).median.toFixed(0)} MiB`
+    })
+    const ahead = await interleaved(rounds, floor(perPage, FLOOR_AHEAD), action(perPage))
+    rows.push({
+      label: `listing ${count.toLocaleString('en-US')} targets, pages of ${perPage}: action / the floor asking one page ahead`,
+      values: paired(ahead.action, ahead.baseline, r => r.ms),
+      unit: '×',
+      beside: `action ${wall(ahead.action)}, floor asking ahead ${wall(ahead.baseline)}`
     })
   }
   const where = await interleaved(rounds, action(200), action(200, 'status == "active"'))
