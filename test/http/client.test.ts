@@ -629,12 +629,15 @@ describe('dispose', () => {
       sleep: undefined,
       policy: { backoffBaseMs: 400_000, backoffCapMs: 400_000, windowMs: 3_600_000 }
     })
+    const timers = (): number => process.getActiveResourcesInfo().filter(r => r === 'Timeout').length
+    const before = timers()
     const sent = http.send(local())
     while (infos.length === 0) await new Promise(resolve => setImmediate(resolve))
     expect(infos[0]).toMatch(/failed on attempt 1 of 3 \(HTTP 503.*\); retrying in 300\.0 s$/)
     http.dispose()
     await expect(sent).rejects.toThrow('The targets request was not sent: the step is ending')
     expect(requests).toBe(1)
+    expect(timers()).toBe(before) // the wait's timer is gone, not left to hold the process
   })
 
   it('sends nothing once disposed', async () => {

@@ -132,6 +132,14 @@ describe('Fragments', () => {
     }
   })
 
+  it('takes no run from a block that only shares its hash and chain with a block of the secret', () => {
+    // "zAa" and "zBB" hash alike; the nine characters after the block are the secret's, but the run
+    // is only those nine: under 12, no secret.
+    const secret = 'zAaQw3Er9TyU7iO1pB'
+    expect(spansIn(`zBB${secret.slice(3, 12)}`, secret)).toEqual([])
+    expect(spansIn(`zAa${secret.slice(3, 12)}`, secret)).toEqual([secret.slice(0, 12)])
+  })
+
   it('takes no block for the secret that only hashes as one of its blocks does', () => {
     // 'Aa' and 'BB' hash alike: so do AaAaAa and BBBBBB.
     expect(spansIn('BBBBBB', 'AaAaAa-xyz12')).toEqual([])

@@ -511,6 +511,8 @@ describe('the next page, asked for ahead', () => {
     const events: string[] = []
     const transport: Transport = {
       send: async request => {
+        // Every ask is recorded, one without a URL too.
+        if (!request.url) events.push('ask without a URL')
         const page = Number(request.url.searchParams.get('page') ?? 1)
         events.push(`ask ${page}`)
         const answered = answer?.(page)
