@@ -77,19 +77,18 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
       options.onTargets(targets)
       throw err
     }
-    const more = url !== undefined && page < options.maxPages
-    if (more) {
+    if (url && page < options.maxPages) {
       // The next page is asked for before this one's targets are written, and the request is let
       // out first: the service answers it while the step encodes, hashes and writes them. One
       // request is in flight at a time, as before. One the step abandons when this page fails is
       // a GET, and the client sends no attempt once disposed.
-      pending = fetchAt(page + 1, url!)
+      pending = fetchAt(page + 1, url)
       pending.catch(() => undefined)
       await new Promise(resolve => setImmediate(resolve))
     }
     options.onTargets(targets)
     options.onPage?.(page, targets.length, total, url !== undefined)
-    if (url && !more) {
+    if (url && page >= options.maxPages) {
       throw new OperationError(
         ACTION,
         `the list has more than max-pages (${options.maxPages}) pages; ${total} targets so far. Raise max-pages to list them all.`
