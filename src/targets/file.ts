@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
 import { randomHex } from '../random.js'
 import { formatBytes, formatCount } from '../format.js'
+import { isRawNumber } from '../json.js'
 import { Sha256 } from './digest.js'
 import { hasId } from './key.js'
 import { Selection } from './select.js'
@@ -47,7 +48,7 @@ export interface Listing {
   readonly preview: readonly unknown[]
   /** "sha256:" and the hex SHA-256 of the file's bytes. */
   readonly digest: string
-  /** Listed targets with no string or number id: a shard places them by their JSON. */
+  /** Listed targets with no string or number id, which a shard places by their JSON: counted when a shard is kept. */
   readonly withoutId: number
 }
 
@@ -92,15 +93,15 @@ export class TargetsFile {
     const { shard, select } = this.options
     const before = this.listed
     this.listed += targets.length
-    for (let i = 0; i < targets.length; i++) if (!hasId(targets[i])) this.withoutId++
+    // Only a shard job places targets by their id: the count is for its warning (collect.ts).
+    if (shard) for (let i = 0; i < targets.length; i++) if (!hasId(targets[i])) this.withoutId++
     const selected = select ? selectedOf(targets, select, before) : targets
     this.selected += selected.length
     const kept = shard ? selected.filter(t => shardOf(t, shard.count) === shard.index) : selected
     if (kept.length === 0) return
     if (this.options.onTarget) for (const target of kept) this.options.onTarget(target)
     for (let i = 0; this.preview.length < PREVIEW_ROWS && i < kept.length; i++) this.preview.push(kept[i])
-    const lines = kept.map(t => JSON.stringify(t))
-    const text = this.encoded(this.count === 0 ? '\n' : ',\n', lines.join(',\n'))
+    const text = this.encoded(this.count === 0 ? '\n' : ',\n', jsonLines(kept))
     this.count += kept.length
     // The compact size, as the targets output would hold it: the file has a newline per target more.
     this.bytes += text.length - kept.length
@@ -176,6 +177,30 @@ export class TargetsFile {
     this.fd = undefined
     closeSync(fd)
   }
+}
+
+/**
+ * The targets as the file holds them: each one's JSON.stringify, joined by ",\n". A page of plain
+ * objects is written by one JSON.stringify of the page, with a line break put at each seam: n
+ * objects in an array have "},{" at each of their n - 1 seams, so when the text holds n - 1 of
+ * them in all, those are the seams. One call a page rather than a call a target takes about a
+ * sixth off the listing's writing (docs/performance.md). Anything else in the page (a string, a
+ * number, null, an array), or a "},{" within a target, and each target is written on its own.
+ */
+export function jsonLines(targets: readonly unknown[]): string {
+  for (let i = 0; i < targets.length; i++) {
+    const target = targets[i]
+    if (target === null || typeof target !== 'object' || Array.isArray(target) || isRawNumber(target)) {
+      return oneByOne(targets)
+    }
+  }
+  const whole = JSON.stringify(targets)
+  const lines = whole.replaceAll('},{', '},\n{')
+  return lines.length - whole.length === targets.length - 1 ? lines.slice(1, -1) : oneByOne(targets)
+}
+
+function oneByOne(targets: readonly unknown[]): string {
+  return targets.map(target => JSON.stringify(target)).join(',\n')
 }
 
 /** The targets `select` keeps, each named by its place in the whole list (`before` came first). */

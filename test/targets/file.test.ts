@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseExact } from '../../src/json.js'
 import { shardOf } from '../../src/targets/shards.js'
-import { MAX_OUTPUT_BYTES, PREVIEW_ROWS, TargetsFile } from '../../src/targets/file.js'
+import { jsonLines, MAX_OUTPUT_BYTES, PREVIEW_ROWS, TargetsFile } from '../../src/targets/file.js'
 import { compileSelection } from '../../src/targets/select.js'
 
 let dir: string
@@ -76,10 +76,15 @@ describe('TargetsFile', () => {
     file.discard()
   })
 
-  it('counts the listed targets that have no string or number id', () => {
+  it('counts the listed targets that have no string or number id, when it keeps a shard', () => {
+    const targets = [{ id: 'a' }, { id: 7 }, { name: 'b' }, 'c', null, { id: { nested: 1 } }]
     const file = new TargetsFile({ dir, shard: { index: 1, count: 2 } })
-    file.add([{ id: 'a' }, { id: 7 }, { name: 'b' }, 'c', null, { id: { nested: 1 } }])
+    file.add(targets)
     expect(file.finish().withoutId).toBe(4)
+    // Without a shard nothing places targets by their id: the count is not taken.
+    const whole = new TargetsFile({ dir })
+    whole.add(targets)
+    expect(whole.finish().withoutId).toBe(0)
   })
 
   it('writes numbers exactly as they were sent', () => {
@@ -194,6 +199,64 @@ describe('TargetsFile', () => {
     expect(readdirSync(dir)).toEqual([])
     file.discard() // twice is harmless
     expect(existsSync(file.path)).toBe(false)
+  })
+})
+
+describe('jsonLines', () => {
+  const oneByOne = (targets: unknown[]) => targets.map(t => JSON.stringify(t)).join(',\n')
+
+  it('writes a page of objects one a line, as JSON.stringify writes each', () => {
+    const targets = [{ id: 't1', tags: ['a', 'b'] }, { id: 't2', owner: { team: 'x' } }, {}, { id: 't4' }]
+    expect(jsonLines(targets)).toBe(
+      '{"id":"t1","tags":["a","b"]},\n{"id":"t2","owner":{"team":"x"}},\n{},\n{"id":"t4"}'
+    )
+    expect(jsonLines([{ id: 'only' }])).toBe('{"id":"only"}')
+    expect(jsonLines([])).toBe('')
+  })
+
+  it.each([
+    ['a "},{" in a string', [{ id: 'a', note: 'x},{y' }, { id: 'b' }]],
+    ['objects in an array in a target', [{ id: 'a', hosts: [{ n: 1 }, { n: 2 }] }, { id: 'b' }]],
+    ['a string beside an object holding "},{"', ['a', { note: '},{' }]],
+    ['null beside an object holding "},{"', [null, { note: '},{' }]],
+    ['an array beside an object holding "},{"', [[1], { note: '},{' }]],
+    ['a number beside an object holding "},{"', [7, { note: '},{' }]],
+    [
+      'a number kept as sent beside an object holding "},{"',
+      parseExact('[12345678901234567890, {"note":"},{"}]') as unknown[]
+    ]
+  ])('breaks lines only between targets: %s', (_, targets) => {
+    expect(jsonLines(targets)).toBe(oneByOne(targets))
+    expect(JSON.parse(`[${jsonLines(targets)}]`)).toEqual(JSON.parse(JSON.stringify(targets)))
+  })
+
+  it('agrees with JSON.stringify of each target on pages of every kind', () => {
+    // A small generator of JSON values, seeded: strings that hold },{ and escapes, nesting, numbers.
+    let seed = 7
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n)
+    const strings = ['},{', '}', '{', ',', 'a"b', 'é', '\n', '},\n{', 'x']
+    const value = (depth: number): unknown => {
+      switch (next(depth > 2 ? 3 : 6)) {
+        case 0:
+          return strings[next(strings.length)]
+        case 1:
+          return next(1000) - 500
+        case 2:
+          return next(2) === 0 ? null : true
+        case 3:
+          return Array.from({ length: next(3) }, () => value(depth + 1))
+        default:
+          return Object.fromEntries(
+            Array.from({ length: next(4) }, (_, i) => [strings[next(strings.length)] + i, value(depth + 1)])
+          )
+      }
+    }
+    for (let round = 0; round < 300; round++) {
+      const targets = Array.from({ length: 1 + next(6) }, () =>
+        next(4) === 0 ? value(1) : { id: `t${round}`, v: value(1) }
+      )
+      expect(jsonLines(targets)).toBe(oneByOne(targets))
+    }
   })
 })
 
