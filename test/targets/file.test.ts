@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -228,6 +229,23 @@ describe('jsonLines', () => {
   ])('breaks lines only between targets: %s', (_, targets) => {
     expect(jsonLines(targets)).toBe(oneByOne(targets))
     expect(JSON.parse(`[${jsonLines(targets)}]`)).toEqual(JSON.parse(JSON.stringify(targets)))
+  })
+
+  it('writes a page of plain objects with one JSON.stringify, anything else with one a target', () => {
+    const stringify = jest.spyOn(JSON, 'stringify')
+    try {
+      const calls = (targets: unknown[]) => {
+        stringify.mockClear()
+        jsonLines(targets)
+        return stringify.mock.calls.length
+      }
+      expect(calls([{ id: 'a' }, { id: 'b' }, { id: 'c' }])).toBe(1)
+      expect(calls([{ id: 'a' }, 'b', { id: 'c' }])).toBe(3)
+      // Tried whole, then one by one: the "},{" in a string is not a seam.
+      expect(calls([{ id: 'a', note: '},{' }, { id: 'c' }])).toBe(3)
+    } finally {
+      stringify.mockRestore()
+    }
   })
 
   it('agrees with JSON.stringify of each target on pages of every kind', () => {
