@@ -1,4 +1,5 @@
-import { Fragments } from '../../src/redact/fragments.js'
+import { jest } from '@jest/globals'
+import { Fragments, LONG_TEXT } from '../../src/redact/fragments.js'
 
 const SECRET = 'Zq8!mW2#pL5@vN9$'
 
@@ -248,6 +249,25 @@ describe('Fragments', () => {
     expect(spansIn(hex(`${header}eyJzdWIiOiJi.`).toUpperCase(), jwt)).toEqual([
       hex(`${header}eyJzdWIiOiJi`).toUpperCase()
     ])
+  })
+
+  it('runs its matching path on its own forms once, before the first long text it searches', () => {
+    const fragments = new Fragments()
+    fragments.add(SECRET)
+    const find = jest.spyOn(fragments, 'find')
+    const searched = () => find.mock.calls.map(([text]) => (text.length >= LONG_TEXT - 1 ? text.length : text))
+    fragments.find('a short text', [])
+    fragments.find('x'.repeat(LONG_TEXT - 1), [])
+    const long = `${'x'.repeat(LONG_TEXT - SECRET.length)}${SECRET}`
+    const spans: number[] = []
+    fragments.find(long, spans)
+    fragments.find(long, [])
+    // The secret, then its first base64 form: the matching paths of both kinds of form.
+    const base64 = Buffer.from(SECRET)
+      .toString('base64')
+      .slice(0, Math.floor((8 * SECRET.length) / 6))
+    expect(searched()).toEqual(['a short text', LONG_TEXT - 1, LONG_TEXT, SECRET, base64, LONG_TEXT])
+    expect(spans).toEqual([LONG_TEXT - SECRET.length, LONG_TEXT])
   })
 
   it('stops at the first match when asked', () => {
