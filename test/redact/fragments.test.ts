@@ -270,6 +270,11 @@ describe('Fragments', () => {
     expect(spans).toEqual([LONG_TEXT - SECRET.length, LONG_TEXT])
   })
 
+  it('searches a long text with a table of short secrets only, which has no form of blocks to run', () => {
+    const long = `${'x'.repeat(LONG_TEXT)} pw-1234`
+    expect(spansIn(long, 'pw-1234')).toEqual(['pw-1234'])
+  })
+
   it('stops at the first match when asked', () => {
     const fragments = new Fragments()
     fragments.add(SECRET)
