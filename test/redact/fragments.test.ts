@@ -270,9 +270,10 @@ describe('Fragments', () => {
     expect(spans).toEqual([LONG_TEXT - SECRET.length, LONG_TEXT])
   })
 
-  it('searches a long text with a table of short secrets only, which has no form of blocks to run', () => {
-    const long = `${'x'.repeat(LONG_TEXT)} pw-1234`
-    expect(spansIn(long, 'pw-1234')).toEqual(['pw-1234'])
+  // pw-1234's hex is a form of blocks, its base64 is not; pw-12 has no form of blocks at all.
+  it.each(['pw-1234', 'pw-12'])('searches a long text with a table without a form of each kind (%s)', secret => {
+    const long = `${'x'.repeat(LONG_TEXT)} ${secret}`
+    expect(spansIn(long, secret)).toEqual([secret])
   })
 
   it('stops at the first match when asked', () => {
