@@ -4,6 +4,7 @@ import { isRawNumber } from '../json.js'
 import { redact } from '../secrets.js'
 import { cell } from './cells.js'
 import { Listing } from '../targets/file.js'
+import { isTargetObject } from '../targets/key.js'
 
 const MAX_COLUMNS = 5
 const PREFERRED_COLUMNS = [
@@ -96,11 +97,6 @@ export function chooseColumns(targets: readonly unknown[]): string[] | undefined
   const columns = [...preferred, ...others].slice(0, MAX_COLUMNS)
   // Objects with nothing but nested fields get the one-column table, not a table with no columns.
   return columns.length > 0 ? columns : undefined
-}
-
-/** A target with fields: not an array, and not a number kept exactly as sent (9007199254740993). */
-function isTargetObject(target: unknown): target is Record<string, unknown> {
-  return !!target && typeof target === 'object' && !Array.isArray(target) && !isRawNumber(target)
 }
 
 function isScalar(value: unknown): boolean {

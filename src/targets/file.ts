@@ -3,9 +3,8 @@ import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
 import { randomHex } from '../random.js'
 import { formatBytes, formatCount } from '../format.js'
-import { isRawNumber } from '../json.js'
 import { Sha256 } from './digest.js'
-import { hasId } from './key.js'
+import { hasId, isTargetObject } from './key.js'
 import { Selection } from './select.js'
 import { Shard, shardOf } from './shards.js'
 
@@ -48,7 +47,7 @@ export interface Listing {
   readonly preview: readonly unknown[]
   /** "sha256:" and the hex SHA-256 of the file's bytes. */
   readonly digest: string
-  /** Listed targets with no string or number id, which a shard places by their JSON: counted when a shard is kept. */
+  /** Listed targets with no string or number id, which a shard places by their JSON; counted for a shard only. */
   readonly withoutId: number
 }
 
@@ -192,10 +191,7 @@ export class TargetsFile {
  */
 export function jsonLines(targets: readonly unknown[]): string {
   for (let i = 0; i < targets.length; i++) {
-    const target = targets[i]
-    if (target === null || typeof target !== 'object' || Array.isArray(target) || isRawNumber(target)) {
-      return oneByOne(targets)
-    }
+    if (!isTargetObject(targets[i])) return oneByOne(targets)
   }
   const whole = JSON.stringify(targets)
   const lines = whole.replaceAll('},{', '},\n{')

@@ -21,3 +21,8 @@ export function hasId(target: unknown): boolean {
   const id = (target as Record<string, unknown>).id
   return typeof id === 'string' || typeof id === 'number' || isRawNumber(id)
 }
+
+/** A target with fields: not an array, and not a number kept exactly as sent (9007199254740993). */
+export function isTargetObject(target: unknown): target is Record<string, unknown> {
+  return !!target && typeof target === 'object' && !Array.isArray(target) && !isRawNumber(target)
+}

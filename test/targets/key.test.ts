@@ -1,5 +1,5 @@
 import { parseExact } from '../../src/json.js'
-import { hasId, targetKey } from '../../src/targets/key.js'
+import { hasId, isTargetObject, targetKey } from '../../src/targets/key.js'
 
 describe('targetKey', () => {
   it.each([
@@ -40,5 +40,21 @@ describe('hasId', () => {
     [null, false]
   ])('%j -> %s', (target, expected) => {
     expect(hasId(target)).toBe(expected)
+  })
+})
+
+describe('isTargetObject', () => {
+  it('holds for an object with fields, not for an array, a number kept as sent, null or a scalar', () => {
+    const [raw] = parseExact('[9007199254740993]') as unknown[]
+    expect([{ id: 'a' }, {}].map(isTargetObject)).toEqual([true, true])
+    expect([[], raw, null, 'a', 7, true, undefined].map(isTargetObject)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false
+    ])
   })
 })
