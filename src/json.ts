@@ -77,6 +77,57 @@ function valuesHoldNumber(object: object, pending: unknown[]): boolean {
   return false
 }
 
+/**
+ * The length of JSON.stringify(value) for a value parseExact read from JSON text holding no
+ * backslash and no lone surrogate, or undefined when it cannot say: a key that starts with a digit
+ * (an array index is written before the other keys, not where the text has it). Such a value's
+ * strings need no escape and its numbers are written as sent, so JSON.stringify writes its text with
+ * only the whitespace and repeated keys left out: the two have the same length only when they are
+ * the same text. A walk with a stack of its own, like holdsNumber's.
+ */
+export function stringifiedLength(value: unknown): number | undefined {
+  let length = 0
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === 'string') {
+      length += next.length + 2
+    } else if (typeof next === 'number') {
+      length += String(next).length
+    } else if (typeof next === 'boolean') {
+      length += next ? 4 : 5
+    } else if (next === null) {
+      length += 4
+    } else if (typeof next !== 'object') {
+      return undefined
+    } else if (Array.isArray(next)) {
+      // The brackets and a comma between each two.
+      length += next.length === 0 ? 2 : next.length + 1
+      for (let i = 0; i < next.length; i++) {
+        const item: unknown = next[i]
+        if (typeof item === 'string') length += item.length + 2
+        else pending.push(item)
+      }
+    } else if (isRawNumber(next)) {
+      length += next.rawJSON.length
+    } else {
+      let keys = 0
+      for (const key in next) {
+        const first = key.charCodeAt(0)
+        if (first >= 0x30 && first <= 0x39) return undefined
+        const item = (next as Record<string, unknown>)[key]
+        // "key": and the value.
+        length += key.length + 3
+        if (typeof item === 'string') length += item.length + 2
+        else pending.push(item)
+        keys++
+      }
+      length += keys === 0 ? 2 : keys + 1
+    }
+  }
+  return length
+}
+
 function exactNumber(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value
   return String(value) === context.source ? value : json.rawJSON(context.source)

@@ -7,6 +7,7 @@ import {
   parseJsonObject,
   RawNumber,
   stringEnd,
+  stringifiedLength,
   topLevelKeys
 } from '../src/json.js'
 
@@ -122,6 +123,54 @@ describe('parseExact of deep values', () => {
     for (const text of ['{"a":{"b":[{"c":2.50}]}}', '[[["x"],[2.50]]]', '[{"a":"b"},[1e5]]', '2.50']) {
       expect(JSON.stringify(parseExact(text))).toBe(text)
     }
+  })
+})
+
+describe('stringifiedLength', () => {
+  it.each([
+    '[]',
+    '{}',
+    '"x"',
+    '0',
+    '-0',
+    'true',
+    'false',
+    'null',
+    '[1,"a",[],{}]',
+    '{"a":{"b":[1,2,{"c":null}]},"d":"é😀","e":true}',
+    '[9007199254740993,1.50,1e400,-3.25]',
+    '[[[["deep"]]],{"":""}]'
+  ])('is the length of JSON.stringify of %s', text => {
+    const value = parseExact(text)
+    expect(stringifiedLength(value)).toBe(JSON.stringify(value).length)
+    expect(stringifiedLength(value)).toBe(text.length)
+  })
+
+  it('is shorter than a text with whitespace or a repeated key', () => {
+    expect(stringifiedLength(parseExact('{"a":1,"a":22}'))).toBe('{"a":22}'.length)
+    expect(stringifiedLength(parseExact('[ 1 , {"a" : 2} ]'))).toBe('[1,{"a":2}]'.length)
+  })
+
+  it('says nothing of a key JSON.stringify writes first, at any depth, or of what JSON cannot hold', () => {
+    expect(stringifiedLength(parseExact('{"b":1,"2":3}'))).toBeUndefined()
+    expect(stringifiedLength(parseExact('[{"a":[{"0x":1}]}]'))).toBeUndefined()
+    expect(stringifiedLength(parseExact('{"9":1}'))).toBeUndefined()
+    expect(stringifiedLength(undefined)).toBeUndefined()
+    expect(stringifiedLength([1, () => 2])).toBeUndefined()
+    // A key that starts with another character is written where it stands.
+    const text = '{"b":1,"a2":3,"/":4,":":5}'
+    expect(stringifiedLength(parseExact(text))).toBe(text.length)
+  })
+
+  it('agrees with JSON.stringify on any JSON value without an escape or a key that starts with a digit', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), value => {
+        const text = JSON.stringify(value)
+        const length = stringifiedLength(parseExact(text))
+        if (text.includes('\\') || /"\d[^"]*":/.test(text)) return
+        expect(length).toBe(text.length)
+      })
+    )
   })
 })
 

@@ -59,7 +59,13 @@ export async function listInto(
   }
   const { baseUrl, maxPages, shard } = inputs
   try {
-    await listTargets(http, { baseUrl, bearer, maxPages, onPage, onTargets: targets => file.add(targets) })
+    await listTargets(http, {
+      baseUrl,
+      bearer,
+      maxPages,
+      onPage,
+      onTargets: (targets, json) => file.add(targets, json)
+    })
   } finally {
     if (grouped) core.endGroup()
     log.release()

@@ -37,6 +37,35 @@ describe('TargetsFile', () => {
     expect(statSync(listing.file).mode & 0o777).toBe(0o600)
   })
 
+  it('writes a page from its JSON as the response held it when every target is kept, else by JSON.stringify', async () => {
+    const stringify = jest.spyOn(JSON, 'stringify')
+    try {
+      const written = (file: TargetsFile, targets: unknown[]) => {
+        stringify.mockClear()
+        file.add(targets, JSON.stringify(targets))
+        return stringify.mock.calls.length - 1
+      }
+      const whole = new TargetsFile({ dir })
+      expect(written(whole, page(0, 3))).toBe(0)
+      const everyOne = new TargetsFile({ dir, select: await compileSelection('true') })
+      expect(written(everyOne, page(0, 3))).toBe(0)
+      const some = new TargetsFile({ dir, select: await compileSelection('id != "t1"') })
+      expect(written(some, page(0, 3))).toBe(1)
+      const shard = new TargetsFile({ dir, shard: { index: 1, count: 2 } })
+      expect(written(shard, page(0, 40))).toBe(1)
+      // The same file either way.
+      const plain = new TargetsFile({ dir })
+      plain.add(page(0, 3))
+      const files = [whole, everyOne, plain].map(f => readFileSync(f.finish().file, 'utf8'))
+      expect(files[0]).toBe(files[2])
+      expect(files[1]).toBe(files[2])
+      some.discard()
+      shard.discard()
+    } finally {
+      stringify.mockRestore()
+    }
+  })
+
   it('keeps only the selected targets, then the shard of those, and counts each', async () => {
     const select = await compileSelection('status == "retired"')
     const targets = Array.from({ length: 60 }, (_, i) => ({ id: `t${i}`, status: i % 3 === 0 ? 'retired' : 'active' }))
