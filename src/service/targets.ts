@@ -1,6 +1,7 @@
 import { Bearer } from '../auth/bearer.js'
 import { Transport } from '../http/client.js'
-import { parseExact, stringifiedLength } from '../json.js'
+import { parseExact } from '../json.js'
+import { listText } from './list-text.js'
 import { excerpt, holdsSecret } from '../secrets.js'
 import { joinPath } from '../url.js'
 import { OperationError, perform, ResponseError } from '../http/operation.js'
@@ -14,10 +15,7 @@ export interface ListOptions {
   /** The bearer token of each page: renewed as it nears expiry, recovered once after a 401. */
   readonly bearer: Pick<Bearer, 'current' | 'recover'>
   readonly maxPages: number
-  /**
-   * Receives each page's targets as it arrives; the list is never held whole. `json` is their
-   * JSON.stringify, when the response holds it as it is (TargetsPage).
-   */
+  /** Receives each page's targets as it arrives (and their JSON: TargetsPage); never the whole list. */
   readonly onTargets: (targets: unknown[], json?: string) => void
   /** Called after each page with its number, the targets on it and the total so far. */
   readonly onPage?: (page: number, count: number, total: number, more: boolean) => void
@@ -56,11 +54,8 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
           )
         }
         const body = parseTargetsBody(text)
-        return {
-          targets: body.targets,
-          json: body.json,
-          next: nextFromLinkHeader(headerText(res.headers.link)) ?? body.next
-        }
+        const next = nextFromLinkHeader(headerText(res.headers.link)) ?? body.next
+        return { targets: body.targets, json: body.json, next }
       }
     })
   const fetchAt = async (page: number, url: URL) => {
@@ -198,10 +193,7 @@ function adviceFor(status: number, baseUrl: URL, requested: URL): string {
 export interface TargetsPage {
   readonly targets: unknown[]
   readonly next?: string
-  /**
-   * The targets' JSON as the response has it, when that is what JSON.stringify(targets) writes,
-   * byte for byte: the file then takes it as it came (listTargetsText).
-   */
+  /** JSON.stringify(targets), byte for byte, when the response holds it as it is (listText). */
   readonly json?: string
 }
 
@@ -262,43 +254,4 @@ export function nextFromLinkHeader(header: string | undefined): string | undefin
     i = end + 1
   }
   return undefined
-}
-
-/** String.prototype.isWellFormed (ES2024): no lone surrogate, which JSON.stringify would escape. */
-type WellFormed = string & { isWellFormed(): boolean }
-
-/**
- * The list's text in the response, when it is exactly JSON.stringify(targets): a page the service
- * sends compact (no whitespace between tokens), without a backslash, and with the list as the
- * array itself or as its object's first key. Anything else, undefined: the targets are then written
- * by JSON.stringify. Writing the text as it came spares the listing's JSON.stringify of every
- * target (docs/performance.md).
- *
- * Why the slice is the list's JSON: without a backslash, a string needs no escape and every `"`
- * opens or closes one; numbers are written as sent (parseExact). JSON.stringify of the list is
- * then its text less any whitespace and repeated keys, so the same length (stringifiedLength)
- * means the same text. In an object, the slice of that length after `{"targets":` is the array
- * itself when what follows it ends the object: a slice that ended inside the array would leave
- * an odd number of quotes, or a bracket that closes nothing, in what follows.
- */
-function listText(text: string, targets: unknown[], key?: string): string | undefined {
-  if (text.includes('\\') || !(text as WellFormed).isWellFormed()) return undefined
-  const length = stringifiedLength(targets)
-  if (length === undefined) return undefined
-  if (key === undefined) {
-    const list = text.trim()
-    return list.length === length ? list : undefined
-  }
-  if (!text.startsWith(`{"${key}":[`)) return undefined
-  const start = key.length + 4
-  const rest = text.slice(start + length)
-  let after: unknown
-  try {
-    after = JSON.parse('{"x":0' + rest)
-  } catch {
-    return undefined
-  }
-  // The same key again would be the list JSON.parse kept.
-  if (Object.hasOwn(after as object, key)) return undefined
-  return text.slice(start, start + length)
 }
