@@ -5,6 +5,7 @@ import {
   numberText,
   parseExact,
   parseJsonObject,
+  parseMeasured,
   RawNumber,
   stringEnd,
   stringifiedLength,
@@ -171,6 +172,58 @@ describe('stringifiedLength', () => {
         expect(length).toBe(text.length)
       })
     )
+  })
+})
+
+describe('parseMeasured', () => {
+  it.each([
+    '[]',
+    '[{"id":"a","n":1}]',
+    '{"targets":[{"id":"a"}],"next":"/2"}',
+    '[9007199254740993,1.50,1e400,-0,0.5]',
+    '{"a":[true,false,null,{"b":{}}]}'
+  ])('reads %s as parseExact does, with the length of its JSON.stringify', text => {
+    const { value, length } = parseMeasured(text)
+    expect(value).toEqual(parseExact(text))
+    expect(JSON.stringify(value)).toBe(text)
+    expect(length).toBe(text.length)
+  })
+
+  it('keeps numbers as sent only where a JavaScript number would change them', () => {
+    const { value } = parseMeasured('[1.50,2,9007199254740993]') as { value: unknown[] }
+    expect(isRawNumber(value[0])).toBe(true)
+    expect(value[1]).toBe(2)
+    expect(isRawNumber(value[2])).toBe(true)
+    expect(parseMeasured('[1,2.5,-3]').value).toEqual([1, 2.5, -3])
+  })
+
+  it('is shorter than a text with whitespace or a repeated key, and says nothing of a digit-led key', () => {
+    expect(parseMeasured(' [ {"a" : 1} ] ').length).toBe('[{"a":1}]'.length)
+    expect(parseMeasured('{"a":1,"a":22}').length).toBe('{"a":22}'.length)
+    const digits = parseMeasured('{"b":1.50,"2":3}')
+    expect(digits.length).toBeUndefined()
+    expect(JSON.stringify(digits.value)).toBe('{"2":3,"b":1.50}')
+  })
+
+  it('agrees with JSON.stringify on any JSON text', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), value => {
+        const text = JSON.stringify(value)
+        const measured = parseMeasured(text)
+        expect(measured.value).toEqual(parseExact(text))
+        if (text.includes('\\') || /"\d[^"]*":/.test(text)) return
+        expect(measured.length).toBe(JSON.stringify(measured.value).length)
+      })
+    )
+  })
+})
+
+describe('isRawNumber', () => {
+  it('is a number kept as sent, not an object with a rawJSON field', () => {
+    expect(isRawNumber((parseExact('[1.50]') as unknown[])[0])).toBe(true)
+    expect(isRawNumber({ rawJSON: '1.50' })).toBe(false)
+    expect(isRawNumber(parseExact('{"rawJSON":"1.50"}'))).toBe(false)
+    for (const value of [null, undefined, 1, '1.50', [], {}]) expect(isRawNumber(value)).toBe(false)
   })
 })
 

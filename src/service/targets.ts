@@ -1,6 +1,6 @@
 import { Bearer } from '../auth/bearer.js'
 import { Transport } from '../http/client.js'
-import { parseExact } from '../json.js'
+import { Measured, parseMeasured } from '../json.js'
 import { listText } from './list-text.js'
 import { excerpt, holdsSecret } from '../secrets.js'
 import { joinPath } from '../url.js'
@@ -199,13 +199,14 @@ export interface TargetsPage {
 
 /** A targets body: a JSON array, or an object holding the array under targets, data, items or results. */
 export function parseTargetsBody(text: string): TargetsPage {
-  let json: unknown
+  let parsed: Measured
   try {
-    json = parseExact(text)
+    parsed = parseMeasured(text)
   } catch {
     throw new ResponseError(`the service's response is not valid JSON: "${excerpt(text, 120)}"`)
   }
-  if (Array.isArray(json)) return { targets: json, json: listText(text, json) }
+  const json = parsed.value
+  if (Array.isArray(json)) return { targets: json, json: listText(text, parsed.length) }
   if (json && typeof json === 'object') {
     const body = json as Record<string, unknown>
     const key = LIST_KEYS.find(k => Array.isArray(body[k]))
@@ -215,7 +216,7 @@ export function parseTargetsBody(text: string): TargetsPage {
         throw new ResponseError("the service's response has a next field that is not a URL string")
       }
       const targets = body[key] as unknown[]
-      return { targets, next: next || undefined, json: listText(text, targets, key) }
+      return { targets, next: next || undefined, json: listText(text, parsed.length, body, key) }
     }
     const keys = Object.keys(body).slice(0, 10).join(', ')
     throw new ResponseError(

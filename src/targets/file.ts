@@ -185,6 +185,9 @@ export class TargetsFile {
   }
 }
 
+/** "},{" (replace with a global pattern builds the text in one go, replaceAll piece by piece). */
+const SEAMS = /\},\{/g
+
 /**
  * The targets as the file holds them: each one's JSON.stringify, joined by ",\n". A page of plain
  * objects is written from one JSON.stringify of the page (or `json`, the same text as the
@@ -202,7 +205,7 @@ export function jsonLines(targets: readonly unknown[], json?: string): string {
     if (!isTargetObject(targets[i])) return oneByOne(targets)
   }
   const whole = json ?? JSON.stringify(targets)
-  const lines = whole.replaceAll('},{', '},\n{')
+  const lines = whole.replace(SEAMS, '},\n{')
   return lines.length - whole.length === targets.length - 1 ? lines.slice(1, -1) : oneByOne(targets)
 }
 

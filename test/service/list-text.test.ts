@@ -2,13 +2,17 @@ import { listText } from '../../src/service/list-text.js'
 import { parseTargetsBody } from '../../src/service/targets.js'
 
 describe('listText', () => {
-  it('is the text itself, or the slice after the first key, when JSON.stringify gives the same', () => {
-    expect(listText('[{"a":1}]', [{ a: 1 }])).toBe('[{"a":1}]')
-    expect(listText('{"items":[{"a":1}],"next":"/2"}', [{ a: 1 }], 'items')).toBe('[{"a":1}]')
-    // Not the list JSON.parse read (its length differs), or another key's: nothing.
-    expect(listText('[{"a":1}]', [{ a: 22 }])).toBeUndefined()
-    expect(listText('{"items":[{"a":1}]}', [{ a: 1 }], 'data')).toBeUndefined()
-    expect(listText('{"items":[{"a":1}]}x', [{ a: 1 }], 'items')).toBeUndefined()
+  it('is the text itself, or its first key, when JSON.stringify of the body has its length', () => {
+    expect(listText('[{"a":1}]', 9)).toBe('[{"a":1}]')
+    expect(listText(' [{"a":1}]\n', 9)).toBe('[{"a":1}]')
+    const body = { items: [{ a: 1 }], next: '/2' }
+    expect(listText('{"items":[{"a":1}],"next":"/2"}', 31, body, 'items')).toBe('[{"a":1}]')
+    expect(listText('{"items":[{"a":1}]}', 19, { items: [{ a: 1 }] }, 'items')).toBe('[{"a":1}]')
+    // Another length (whitespace, a repeated key), none, or another key first: nothing.
+    expect(listText('[{"a":1}]', 8)).toBeUndefined()
+    expect(listText('[{"a":1}]', undefined)).toBeUndefined()
+    expect(listText('{"items":[{"a":1}]}', 19, { items: [{ a: 1 }] }, 'data')).toBeUndefined()
+    expect(listText('{"items":[{"a":1}],"next":"/2"}', 30, body, 'items')).toBeUndefined()
   })
 })
 
