@@ -1,3 +1,5 @@
+import { base64Forms, hexForms, textForms } from './forms.js'
+
 /** The shortest run of a secret's characters that is withheld; a shorter secret is withheld whole. */
 export const MIN_RUN = 12
 /** Shorter secrets are not redacted at all: they would hide ordinary words. */
@@ -119,30 +121,14 @@ export class Fragments {
   find(text: string, spans: number[], first = false): void {
     const n = text.length
     if (n >= LONG_TEXT && !this.matchRun) this.runMatch()
-    for (let j = 0; j + BLOCK <= n; j += STRIDE) {
-      const h = this.blockHash(text, j)
-      if (h < 0 || (this.filter[h >>> 5] & (1 << (h & 31))) === 0) continue
-      let end = 0
-      for (let place = this.heads[h & ((1 << HEAD_BITS) - 1)]; place > 0; place = this.placeNext[place - 1]) {
-        const index = this.placeForm[place - 1]
-        const form = this.forms[index]
-        const p = this.placeAt[place - 1]
-        if (!sameBlock(text, j, form, p)) continue
-        let left = 0
-        while (left < j && left < p && text.charCodeAt(j - left - 1) === form.charCodeAt(p - left - 1)) left++
-        let right = BLOCK
-        while (j + right < n && p + right < form.length && text.charCodeAt(j + right) === form.charCodeAt(p + right)) {
-          right++
-        }
-        if (p + right - Math.max(p - left, this.publicEnds[index]) < this.minRuns[index]) continue
-        if (this.base64[index]) widened(text, j - left, j + right, p - left === 0, p + right === form.length, spans)
-        else spans.push(j - left, j + right)
-        const stop = spans[spans.length - 1]
-        if (first) return
-        end = Math.max(end, stop)
-      }
+    for (let j = this.nextBlock(text, 0); j >= 0;) {
+      const end = this.runsAt(text, j, spans, first)
+      if (end < 0) return
       // A run already found is not walked again from each of its blocks.
-      if (end > 0) j = Math.max(j, Math.floor((end - BLOCK) / STRIDE) * STRIDE - STRIDE)
+      j = this.nextBlock(
+        text,
+        (end > 0 ? Math.max(j, Math.floor((end - BLOCK) / STRIDE) * STRIDE - STRIDE) : j) + STRIDE
+      )
     }
     for (const { form, base64 } of this.short) {
       for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
@@ -151,6 +137,71 @@ export class Fragments {
         if (first) return
       }
     }
+  }
+
+  /**
+   * The first block at `from` or after it, every STRIDE characters, whose hash is in the bitmap; -1
+   * when there is none. The loop every page of a listing runs, kept apart from the rare matching
+   * path (runsAt): V8 compiles a small loop sooner and in less time, and hashAt is written out here,
+   * not called, so that it is not compiled on its own as well.
+   */
+  private nextBlock(text: string, from: number): number {
+    const n = text.length
+    for (let j = from; j + BLOCK <= n; j += STRIDE) {
+      let h = 0
+      let k = 0
+      for (; k < BLOCK; k++) {
+        const code = text.charCodeAt(j + k)
+        if (code < 128 && this.ascii[code] === 0) break
+        h = (Math.imul(h, 31) + code) | 0
+      }
+      if (k < BLOCK) continue
+      h = (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
+      if ((this.filter[h >>> 5] & (1 << (h & 31))) !== 0) return j
+    }
+    return -1
+  }
+
+  /**
+   * The runs of forms through the block at `j`, appended to `spans`: where the last of them ends (0
+   * when none does), or -1 when `first` is set and one was found.
+   */
+  private runsAt(text: string, j: number, spans: number[], first: boolean): number {
+    const h = hashAt(text, j)
+    let end = 0
+    for (let place = this.heads[h & ((1 << HEAD_BITS) - 1)]; place > 0; place = this.placeNext[place - 1]) {
+      const index = this.placeForm[place - 1]
+      const p = this.placeAt[place - 1]
+      if (!sameBlock(text, j, this.forms[index], p)) continue
+      const stop = this.runAt(text, j, index, p, spans)
+      if (stop === 0) continue
+      if (first) return -1
+      end = Math.max(end, stop)
+    }
+    return end
+  }
+
+  /**
+   * The run of form `index` through the block at `j` of the text and `p` of the form, appended to
+   * `spans` when long enough: where it ends, or 0 when it is not. A block of the text rarely is one
+   * of a form's: this is apart so that the path every page runs stays small.
+   */
+  private runAt(text: string, j: number, index: number, p: number, spans: number[]): number {
+    const form = this.forms[index]
+    let left = 0
+    while (left < j && left < p && text.charCodeAt(j - left - 1) === form.charCodeAt(p - left - 1)) left++
+    let right = BLOCK
+    while (
+      j + right < text.length &&
+      p + right < form.length &&
+      text.charCodeAt(j + right) === form.charCodeAt(p + right)
+    ) {
+      right++
+    }
+    if (p + right - Math.max(p - left, this.publicEnds[index]) < this.minRuns[index]) return 0
+    if (this.base64[index]) widened(text, j - left, j + right, p - left === 0, p + right === form.length, spans)
+    else spans.push(j - left, j + right)
+    return spans[spans.length - 1]
   }
 
   /**
@@ -166,17 +217,6 @@ export class Fragments {
       if (index >= 0) this.find(this.forms[index], [])
     }
   }
-
-  /** hashAt(text, at), or -1 as soon as the block has an ASCII character that no form has. */
-  private blockHash(text: string, at: number): number {
-    let h = 0
-    for (let k = 0; k < BLOCK; k++) {
-      const code = text.charCodeAt(at + k)
-      if (code < 128 && this.ascii[code] === 0) return -1
-      h = (Math.imul(h, 31) + code) | 0
-    }
-    return (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
-  }
 }
 
 /**
@@ -186,38 +226,6 @@ export class Fragments {
 function widened(text: string, start: number, stop: number, head: boolean, tail: boolean, spans: number[]): void {
   const from = head && BASE64_CHAR.test(text.charAt(start - 1)) ? start - 1 : start
   spans.push(from, tail ? BASE64_END.exec(text.slice(stop, stop + 3))![0].length + stop : stop)
-}
-
-function textForms(secret: string): string[] {
-  const forms = [secret]
-  if (secret.includes(' ')) forms.push(secret.replace(/ /g, '+'))
-  // eslint-disable-next-line no-control-regex
-  if (/[^\u0000-\u007f]/.test(secret)) forms.push(Buffer.from(secret, 'utf8').toString('latin1'))
-  return forms
-}
-
-/** The secret's UTF-8 bytes in hex, as a hex dump or a debug log writes them: lower and upper case. */
-function hexForms(secret: string): string[] {
-  const hex = Buffer.from(secret, 'utf8').toString('hex')
-  return [hex, hex.toUpperCase()]
-}
-
-/**
- * The characters of the secret's base64 (and of its form encoding's: HTTP Basic credentials) that
- * its bytes alone decide, at byte offsets 0, 1 and 2: in base64 and in base64url.
- */
-function base64Forms(secret: string): string[] {
-  const forms: string[] = []
-  const form = new URLSearchParams({ v: secret }).toString().slice(2)
-  for (const text of form === secret ? [secret] : [secret, form]) {
-    const bytes = Buffer.from(text, 'utf8')
-    for (let shift = 0; shift < 3; shift++) {
-      const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64')
-      const inner = encoded.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6))
-      forms.push(inner, inner.replace(/\+/g, '-').replace(/\//g, '_'))
-    }
-  }
-  return forms
 }
 
 function sameBlock(text: string, j: number, form: string, p: number): boolean {
