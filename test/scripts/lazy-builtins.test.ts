@@ -15,21 +15,32 @@ const CHUNK =
  */
 function run(code: string): {
   loaded: string[]
+  requires: number
   table: Record<number, (m: { exports?: unknown }) => void>
   fns: unknown[]
 } {
   const loaded: string[] = []
   const real = createRequire(import.meta.url)
-  const t = () => (id: string) => {
-    loaded.push(id)
-    return real(id)
+  let requires = 0
+  const t = () => {
+    requires++
+    return (id: string) => {
+      loaded.push(id)
+      return real(id)
+    }
   }
   const body = code.replaceAll('import.meta.url', '"x"') + ';return {table: e, fns: [h, f, p]}'
   const out = new Function('t', body)(t) as {
     table: Record<number, (m: { exports?: unknown }) => void>
     fns: unknown[]
   }
-  return { loaded, ...out }
+  return {
+    loaded,
+    get requires() {
+      return requires
+    },
+    ...out
+  }
 }
 
 describe('lazyBuiltins', () => {
@@ -46,6 +57,17 @@ describe('lazyBuiltins', () => {
     expect(loaded).toEqual(['fs', 'node:crypto'])
     expect('randomUUID' in crypto).toBe(true)
     expect(Object.keys(crypto)).toContain('createHash')
+  })
+
+  it('makes one require for every builtin the chunk loads', () => {
+    const chunk = lazyBuiltins(CHUNK + 'const u=t(import.meta.url)("node:url"),o=t(import.meta.url)("os");')
+    const loads = run(chunk)
+    expect(loads.loaded).toEqual(['fs', 'node:url', 'os'])
+    expect(loads.requires).toBe(1)
+    const module: { exports?: Record<string, unknown> } = {}
+    loads.table[7598](module)
+    expect(typeof (module.exports as typeof import('node:crypto')).randomUUID).toBe('function')
+    expect(loads.requires).toBe(1)
   })
 
   it("makes core's summary read fs.promises when called, not as it loads", async () => {
