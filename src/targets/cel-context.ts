@@ -1,4 +1,5 @@
 import { isRawNumber } from '../json.js'
+import { isTargetObject } from './key.js'
 
 /** A node of the CEL library's parsed expression. */
 export interface AstNode {
@@ -37,10 +38,7 @@ export function contextFor(names: ReadonlySet<string>): (target: unknown) => Rec
   const whole = names.has('target')
   const context = Object.create(null) as Record<string, unknown>
   return target => {
-    const record =
-      target !== null && typeof target === 'object' && !Array.isArray(target) && !isRawNumber(target)
-        ? (target as Record<string, unknown>)
-        : undefined
+    const record = isTargetObject(target) ? target : undefined
     for (const name of fields) {
       if (record !== undefined && Object.hasOwn(record, name)) context[name] = celValue(record[name])
       else delete context[name]
