@@ -55,7 +55,7 @@ export function parseMeasured(text: string): Measured {
   const walked = measure(value)
   if (walked === undefined) return { value: exactFrom(text, value) }
   if (!walked.numbers || !MAY_CHANGE_NUMBERS.test(text)) return { value, length: walked.length }
-  const exact = JSON.parse(text, exactNumber as (key: string, value: unknown) => unknown) as unknown
+  const exact: unknown = JSON.parse(text, exactNumber as (key: string, value: unknown) => unknown)
   return { value: exact, length: stringifiedLength(exact) }
 }
 

@@ -205,10 +205,10 @@ export class Fragments {
   }
 
   /**
-   * Searches a form of its own, text and base64, where it is sure to match: V8 compiles find() for a
-   * long text (a listing's pages) as it runs, and a path first taken after that throws the compiled
-   * code away. A match is rare there, so that was the first match, in a listing's first pages: a
-   * listing of 1,000,000 targets compiled find() 5 times (46 ms by --trace-opt), now 3 times (25 ms).
+   * Searches a form of its own, text and base64, where it is sure to match: V8 compiles the search
+   * for a long text (a listing's pages) as it runs, and a path first taken after that throws the
+   * compiled code away. A match is rare there, so that was the first match, in a listing's first
+   * pages; runAt's path is taken here first instead.
    * Not done as a step starts: its texts are short, and the paths' first run cost the start-up 2 ms.
    */
   private runMatch(): void {
