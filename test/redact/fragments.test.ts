@@ -113,6 +113,29 @@ describe('Fragments', () => {
     expect(spansIn(`.${b.slice(0, 12)}.`, a, b)).toEqual([b.slice(0, 12)])
   })
 
+  it('makes room at once for a form with more blocks than twice its table holds', () => {
+    // 1,500 characters, none of its runs repeated: its hex forms are 3,000 blocks each, three times
+    // the table's first room.
+    let x = 7
+    const secret = Array.from({ length: 1500 }, () => {
+      x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff
+      return 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[(x >>> 16) % 62]
+    }).join('')
+    const fragments = new Fragments()
+    fragments.add(secret)
+    for (const at of [0, 700, 1488]) {
+      const run = secret.slice(at, at + 12)
+      const spans: number[] = []
+      for (const hex of [Buffer.from(run).toString('hex'), Buffer.from(run).toString('hex').toUpperCase()]) {
+        fragments.find(`<${hex}>`, spans, true)
+        expect(spans).toEqual([1, 25])
+        spans.length = 0
+      }
+      fragments.find(`..${run}..`, spans, true)
+      expect(spans).toEqual([2, 14])
+    }
+  })
+
   it('finds runs of the first secret and the last as its table grows far past its first room', () => {
     // Each secret of 40 characters is some 20 forms of 40-odd blocks: 30 are 20,000-odd places.
     const secrets = Array.from(
