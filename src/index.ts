@@ -1,4 +1,3 @@
-import { endWhenIdle, run } from './main.js'
+import { endWhenDone, run } from './main.js'
 
-endWhenIdle()
-void run()
+endWhenDone(run())

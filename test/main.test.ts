@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import nock from 'nock'
 import { DEFAULTS } from '../src/inputs.js'
-import { endWhenIdle, run } from '../src/main.js'
+import { endWhenDone, run } from '../src/main.js'
 import { callFingerprint } from '../src/routine/fingerprint.js'
 import { resultLine } from '../src/routine/lines.js'
 import { planDigest } from '../src/routine/plan.js'
@@ -490,16 +490,67 @@ describe('run', () => {
   })
 })
 
-describe('endWhenIdle', () => {
-  it('ends the process once, when its loop first has nothing left to do', () => {
+describe('endWhenDone', () => {
+  const settle = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
+
+  it('ends the process once, as soon as the work is done with the log written', async () => {
     const source = new EventEmitter()
     const exit = jest.fn()
-    endWhenIdle(source, exit)
+    let done!: () => void
+    endWhenDone(new Promise<void>(resolve => (done = resolve)), source, exit, () => true)
+    await settle()
+    expect(exit).not.toHaveBeenCalled()
+    done()
+    await settle()
+    expect(exit).toHaveBeenCalledTimes(1)
+    source.emit('beforeExit', 0)
+    expect(exit).toHaveBeenCalledTimes(1)
+  })
+
+  it('waits for the loop to empty while the log is still being written', async () => {
+    const source = new EventEmitter()
+    const exit = jest.fn()
+    endWhenDone(Promise.resolve(), source, exit, () => false)
+    await settle()
     expect(exit).not.toHaveBeenCalled()
     source.emit('exit', 0)
     expect(exit).not.toHaveBeenCalled()
     source.emit('beforeExit', 0)
     source.emit('beforeExit', 0)
     expect(exit).toHaveBeenCalledTimes(1)
+  })
+
+  it('ends when its loop first has nothing left to do, if the work never settles', () => {
+    const source = new EventEmitter()
+    const exit = jest.fn()
+    endWhenDone(new Promise(() => undefined), source, exit, () => true)
+    source.emit('beforeExit', 0)
+    expect(exit).toHaveBeenCalledTimes(1)
+  })
+
+  it('reads whether the log is written from the process by default: stdout and stderr', async () => {
+    const source = new EventEmitter()
+    const exit = jest.fn()
+    const pending = { stdout: 10, stderr: 0 }
+    for (const name of ['stdout', 'stderr'] as const) {
+      Object.defineProperty(process[name], 'writableLength', { configurable: true, get: () => pending[name] })
+    }
+    try {
+      endWhenDone(Promise.resolve(), source, exit)
+      await settle()
+      pending.stdout = 0
+      pending.stderr = 3
+      endWhenDone(Promise.resolve(), source, exit)
+      await settle()
+      expect(exit).not.toHaveBeenCalled()
+      pending.stderr = 0
+      endWhenDone(Promise.resolve(), source, exit)
+      await settle()
+      expect(exit).toHaveBeenCalledTimes(1)
+    } finally {
+      for (const name of ['stdout', 'stderr'] as const) {
+        delete (process[name] as { writableLength?: number }).writableLength
+      }
+    }
   })
 })
