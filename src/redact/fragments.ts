@@ -64,6 +64,11 @@ export class Fragments {
     return this.known.size === 0
   }
 
+  /** The blocks in the table: each block of each form that is looked up by block, once. */
+  get blocks(): number {
+    return this.places
+  }
+
   add(secret: string): void {
     if (secret.length < MIN_SECRET) return
     const whole = secret.length < MIN_RUN

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals'
 import { Fragments, LONG_TEXT } from '../../src/redact/fragments.js'
+import { base64Forms, hexForms, textForms } from '../../src/redact/forms.js'
 
 const SECRET = 'Zq8!mW2#pL5@vN9$'
 
@@ -111,6 +112,23 @@ describe('Fragments', () => {
     // The only block at a multiple of 6 inside each run is -prod-.
     expect(spansIn(`...${a.slice(0, 12)}...`, a, b)).toEqual([a.slice(0, 12)])
     expect(spansIn(`.${b.slice(0, 12)}.`, a, b)).toEqual([b.slice(0, 12)])
+  })
+
+  it("holds each block of each form once, and none of a JWT's header", () => {
+    // Every form here is long enough to be looked up by block: each 3-character block at each place.
+    const blocksOf = (forms: string[], skip = 0): number =>
+      [...new Set(forms)].reduce((sum, form) => sum + form.length - 2 - skip, 0)
+    const plain = new Fragments()
+    plain.add(SECRET)
+    expect(plain.blocks).toBe(blocksOf(textForms(SECRET)) + blocksOf(hexForms(SECRET)) + blocksOf(base64Forms(SECRET)))
+    const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
+    const header = jwt.indexOf('.') + 1
+    const token = new Fragments()
+    token.add(jwt)
+    // The header's blocks are left out, but for the last two that end past it.
+    expect(token.blocks).toBe(
+      blocksOf(textForms(jwt), header - 2) + blocksOf(hexForms(jwt), 2 * header - 2) + blocksOf(base64Forms(jwt))
+    )
   })
 
   it('makes room at once for a form with more blocks than twice its table holds', () => {
