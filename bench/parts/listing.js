@@ -2,7 +2,8 @@
 // against the leanest get-parse-write floor (a bare node:http script: each page fetched keep-alive,
 // JSON.parse'd, its targets written to the same targets file the action writes, byte for byte,
 // Link rel="next" followed), interleaved; then the same listing with targets-where (keeping every
-// target, so the file is the same) against the listing without it.
+// target, so the file is the same) against the listing without it: a condition over a field with
+// one value, and beside it one over a field with a value per target.
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { TOKEN, interleaved, node, paired, runnerEnv, serve, stats } from '../lib.js'
@@ -122,6 +123,15 @@ export async function listing({ dist, dir, rounds, sizes }) {
     values: paired(where.action, where.baseline, r => r.ms),
     unit: '×',
     beside: `with ${wall(where.action)}, without ${wall(where.baseline)}`
+  })
+  // Beside the goal: a condition over a field with a value per target, which the selection's memo
+  // of results by value (src/targets/cel-context.ts) never answers, so every target is evaluated.
+  const unique = await interleaved(rounds, action(200), action(200, 'name.startsWith("target-")'))
+  rows.push({
+    label: `targets-where reading a field with a value per target (name.startsWith("target-")): with / without it`,
+    values: paired(unique.action, unique.baseline, r => r.ms),
+    unit: '×',
+    beside: `with ${wall(unique.action)}, without ${wall(unique.baseline)}`
   })
   await api.close()
   return rows

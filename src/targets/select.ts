@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8'
 import { formatCount } from '../format.js'
-import { AstNode, contextFor, isNode, namesIn } from './cel-context.js'
+import { AstNode, contextFor, isNode, memoized, namesIn } from './cel-context.js'
 import { targetLabel } from './label.js'
 
 /**
@@ -61,28 +61,26 @@ export async function compileSelection(expression: string): Promise<Selection> {
   const names = namesIn(program.ast)
   const contextOf = contextFor(names)
   const typeNames = TYPE_NAMES.filter(name => names.has(name))
-  return {
-    expression,
-    selects(target: unknown, index: number): boolean {
-      let result: unknown
-      try {
-        result = program(contextOf(target))
-      } catch (err) {
-        throw new SelectionError(
-          shadowed(typeNames, target, index) ?? evaluationFailure(expression, err as CelError, target, index)
-        )
-      }
-      if (typeof result !== 'boolean') {
-        const advice = shadowed(typeNames, target, index)
-        if (advice) throw new SelectionError(advice)
-        throw new SelectionError(
-          `Input ${WHERE_INPUT} gives ${describe(result)}, not true or false, for ${targetLabel(target, index)}: ` +
-            'write a condition, such as status == "retired"'
-        )
-      }
-      return result
+  const evaluate = (target: unknown, index: number): boolean => {
+    let result: unknown
+    try {
+      result = program(contextOf(target))
+    } catch (err) {
+      throw new SelectionError(
+        shadowed(typeNames, target, index) ?? evaluationFailure(expression, err as CelError, target, index)
+      )
     }
+    if (typeof result !== 'boolean') {
+      const advice = shadowed(typeNames, target, index)
+      if (advice) throw new SelectionError(advice)
+      throw new SelectionError(
+        `Input ${WHERE_INPUT} gives ${describe(result)}, not true or false, for ${targetLabel(target, index)}: ` +
+          'write a condition, such as status == "retired"'
+      )
+    }
+    return result
   }
+  return { expression, selects: memoized(names, evaluate) }
 }
 
 const HOW_TO_WRITE =

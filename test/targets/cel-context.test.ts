@@ -1,5 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js'
-import { AstNode, contextFor, isNode, namesIn } from '../../src/targets/cel-context.js'
+import { AstNode, contextFor, isNode, MEMO_ENTRIES, memoized, namesIn } from '../../src/targets/cel-context.js'
 import { parseExact } from '../../src/json.js'
 
 const ast = (expression: string): AstNode =>
@@ -54,5 +54,134 @@ describe('contextFor', () => {
     expect(isNode({ op: 'id', args: 'a' })).toBe(true)
     expect(isNode(null)).toBe(false)
     expect(isNode({ op: 1 })).toBe(false)
+  })
+})
+
+describe('memoized', () => {
+  /** An evaluation that counts its calls and gives whether a is "x" (and b, when given, true). */
+  function counted(result = (t: Record<string, unknown>) => t.a === 'x' && t.b !== false) {
+    const calls: number[] = []
+    const evaluate = (target: unknown, index: number): boolean => {
+      calls.push(index)
+      return result((target ?? {}) as Record<string, unknown>)
+    }
+    return { calls, evaluate }
+  }
+
+  it('evaluates once for each combination of the values read, and gives the kept result after', () => {
+    const { calls, evaluate } = counted()
+    const selects = memoized(new Set(['a', 'b']), evaluate)
+    const targets = [
+      { a: 'x', b: true },
+      { a: 'x', b: true, other: 1 },
+      { a: 'y', b: true },
+      { a: 'x', b: false },
+      { a: 'x', b: true },
+      { a: 'y', b: true }
+    ]
+    expect(targets.map((t, i) => selects(t, i))).toEqual([true, true, false, false, true, false])
+    expect(calls).toEqual([0, 2, 3])
+  })
+
+  it('tells a lacking field from null, a string from a number, and a target that is not an object', () => {
+    const { calls, evaluate } = counted(t => 'a' in t)
+    const selects = memoized(new Set(['a']), evaluate)
+    const targets = [{}, { a: null }, { a: '1' }, { a: 1 }, { a: true }, 'text', {}, { a: 1 }, { a: null }, { a: true }]
+    for (const [i, target] of targets.entries()) {
+      selects(target, i)
+    }
+    // 'text' lacks the field as {} does: the condition sees the same nothing.
+    expect(calls).toEqual([0, 1, 2, 3, 4])
+  })
+
+  it('evaluates each time a value that is no exact key: an object, a list, a kept number, -0', () => {
+    const { calls, evaluate } = counted(() => true)
+    const selects = memoized(new Set(['a']), evaluate)
+    const shared = { n: 1 }
+    const values = [
+      { n: 1 },
+      { n: 1 },
+      [1],
+      [1],
+      parseExact('{"n":12345678901234567890}'),
+      -0,
+      -0,
+      0,
+      0,
+      shared,
+      shared
+    ]
+    values.forEach((a, i) => selects({ a }, i))
+    expect(calls).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 9, 10])
+  })
+
+  it('keeps no failure: a target that fails is evaluated again, and so fails with its own name', () => {
+    const selects = memoized(new Set(['a']), (_t, index) => {
+      throw new Error(`failed at ${index}`)
+    })
+    expect(() => selects({ a: 'x' }, 0)).toThrow('failed at 0')
+    expect(() => selects({ a: 'x' }, 1)).toThrow('failed at 1')
+  })
+
+  it('evaluates a condition that reads the whole target every time', () => {
+    const { calls, evaluate } = counted()
+    expect(memoized(new Set(['target', 'a']), evaluate)).toBe(evaluate)
+    const selects = memoized(new Set(['target']), evaluate)
+    selects({ a: 'x' }, 0)
+    selects({ a: 'x' }, 1)
+    expect(calls).toEqual([0, 1])
+  })
+
+  it('evaluates a condition that reads nothing once, after it first succeeds', () => {
+    let fail = true
+    const calls: number[] = []
+    const selects = memoized(new Set(), (_t, index) => {
+      calls.push(index)
+      if (fail) throw new Error('not yet')
+      return true
+    })
+    expect(() => selects({}, 0)).toThrow('not yet')
+    fail = false
+    expect([1, 2, 3].map(i => selects({ a: i, undefined: i }, i))).toEqual([true, true, true])
+    expect(calls).toEqual([0, 1])
+  })
+
+  it('keeps at most MEMO_ENTRIES results and inner maps, and still reads what it keeps', () => {
+    const { calls, evaluate } = counted(t => t.a === 0)
+    const selects = memoized(new Set(['a']), evaluate)
+    // Each value twice: the memo answers as many targets as it holds.
+    for (let i = 0; i < MEMO_ENTRIES; i++) for (const index of [0, 1]) selects({ a: i }, index)
+    expect(calls).toHaveLength(MEMO_ENTRIES)
+    calls.length = 0
+    expect(selects({ a: MEMO_ENTRIES }, 2)).toBe(false)
+    expect(selects({ a: MEMO_ENTRIES }, 3)).toBe(false)
+    expect(selects({ a: 0 }, 4)).toBe(true)
+    expect(selects({ a: MEMO_ENTRIES - 1 }, 5)).toBe(false)
+    expect(calls).toEqual([2, 3])
+
+    const two = counted(t => t.a === 0)
+    const pairs = memoized(new Set(['a', 'b']), two.evaluate)
+    // Each new a makes an inner map and its first result: two entries, and a hit each.
+    for (let i = 0; i < MEMO_ENTRIES / 2; i++) for (const index of [0, 1]) pairs({ a: i, b: 0 }, index)
+    two.calls.length = 0
+    pairs({ a: 0, b: 0 }, 0)
+    pairs({ a: 0, b: 1 }, 1)
+    pairs({ a: 0, b: 1 }, 2)
+    pairs({ a: -1, b: 0 }, 3)
+    pairs({ a: -1, b: 0 }, 4)
+    pairs({ a: 1, b: 0 }, 5)
+    expect(two.calls).toEqual([1, 2, 3, 4])
+  })
+
+  it('leaves alone a memo full before it answered as many targets as it holds: a value per target', () => {
+    const { calls, evaluate } = counted(t => t.a === 0)
+    const selects = memoized(new Set(['a']), evaluate)
+    for (let i = 0; i < MEMO_ENTRIES; i++) selects({ a: i }, i)
+    selects({ a: 0 }, 0) // one hit: fewer than it holds
+    calls.length = 0
+    selects({ a: MEMO_ENTRIES }, 1) // full: from now on every target is evaluated
+    expect(selects({ a: 0 }, 2)).toBe(true)
+    expect(selects({ a: 1 }, 3)).toBe(false)
+    expect(calls).toEqual([1, 2, 3])
   })
 })

@@ -24,6 +24,37 @@ function evaluationRefusal(selection: { selects: (t: unknown, i: number) => bool
 }
 
 describe('compileSelection', () => {
+  it('selects as a fresh evaluation would, target by target, with its results kept by value', async () => {
+    const expression = 'status == "retired" && (zone == null || zone.startsWith("eu-")) && size > 2'
+    const statuses = ['retired', 'active', 'retired ', 7, true, null, ['retired'], undefined]
+    const zones = ['eu-1', 'us-1', null, 5, undefined]
+    const sizes = [1, 3, 2.5, -0, '3', null, (parseExact('{"n":12345678901234567890}') as { n: unknown }).n, undefined]
+    const targets: unknown[] = []
+    for (const status of statuses)
+      for (const zone of zones)
+        for (const size of sizes) {
+          const target: Record<string, unknown> = { status, zone, size }
+          for (const name of Object.keys(target)) if (target[name] === undefined) delete target[name]
+          targets.push(target)
+        }
+    targets.push('not an object', null, [1])
+    const outcome = (selection: { selects: (t: unknown, i: number) => boolean }, t: unknown, i: number) => {
+      try {
+        return selection.selects(t, i)
+      } catch (err) {
+        return (err as Error).message
+      }
+    }
+    const kept = await compileSelection(expression)
+    // The same list twice: the second pass is read from what the first kept.
+    const twice = [...targets, ...targets].map((t, i) => outcome(kept, t, i % targets.length))
+    const fresh = await Promise.all(targets.map(async (t, i) => outcome(await compileSelection(expression), t, i)))
+    expect(twice).toEqual([...fresh, ...fresh])
+    expect(fresh.filter(o => o === true).length).toBeGreaterThan(0)
+    expect(fresh.filter(o => o === false).length).toBeGreaterThan(0)
+    expect(fresh.filter(o => typeof o === 'string').length).toBeGreaterThan(0)
+  })
+
   it('keeps the targets the condition is true for', async () => {
     const selection = await compileSelection(RETIRED_EU)
     expect(selection.expression).toBe(RETIRED_EU)
