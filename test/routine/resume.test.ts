@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LineFields, resultLine } from '../../src/routine/lines.js'
 import { ResultFileError } from '../../src/routine/result-files.js'
-import { PlaceMemo, readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
+import { expectedLines, PlaceMemo, readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
 import { keyHash } from '../../src/targets/key-table.js'
 import { Shard, shardOf } from '../../src/targets/shards.js'
 
@@ -70,6 +70,35 @@ describe('finishedAt', () => {
     expect(earlier.finishedAt(7, 'ok')).toBe(200)
     expect(earlier.finishedAt(5, 'none')).toBeNull()
     expect(earlier.finishedAt(6, 'bad')).toBeUndefined()
+  })
+})
+
+describe('expectedLines', () => {
+  const lines = (count: number, width = 99) => Array.from({ length: count }, (_, i) => `${i}`.padEnd(width, '.'))
+
+  it("gives the lines of all the files at the rate of the first one's first 64 KiB", () => {
+    // 100-byte lines: 655 whole ones in the sample, so the rate is 655 lines in 65,536 bytes.
+    const one = file('a/results.jsonl', lines(3000))
+    expect(expectedLines([one])).toBe(Math.ceil((300_000 * 655) / 65_536))
+    expect(expectedLines([one])).toBeGreaterThanOrEqual(2990)
+    expect(expectedLines([one])).toBeLessThanOrEqual(3000)
+    const two = file('b/results.jsonl', lines(1000))
+    expect(expectedLines([one, two])).toBe(Math.ceil((400_000 * 655) / 65_536))
+  })
+
+  it('reads a first file shorter than 64 KiB whole, and only it', () => {
+    const small = file('a/results.jsonl', lines(10))
+    const big = file('b/results.jsonl', lines(90))
+    expect(expectedLines([small, big])).toBe(100)
+    expect(expectedLines([big, small])).toBe(100)
+  })
+
+  it('gives 0 for fewer than two whole lines, an empty file, or one that cannot be read', () => {
+    expect(expectedLines([file('one.jsonl', lines(1, 70_000))])).toBe(0)
+    expect(expectedLines([file('two.jsonl', lines(2, 20))])).toBe(2)
+    expect(expectedLines([file('empty.jsonl', [])])).toBe(0)
+    expect(expectedLines([join(dir, 'missing.jsonl')])).toBe(0)
+    expect(expectedLines([file('x.jsonl', lines(5)), join(dir, 'missing.jsonl')])).toBe(0)
   })
 })
 
