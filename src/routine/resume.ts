@@ -67,8 +67,9 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
   const torn: string[] = []
   const refused = new Refusals()
   const { shard, plan } = options
-  // A shard's keys fill a few of the table's parts, which room made in all of them would not fit.
-  if (!shard) table.reserve(expectedLines(files))
+  // A shard job's keys may fill only some of the table's parts (one at 256 shards): room made in
+  // every part would be spent for nothing. Room is a speed-up: without it the table grows.
+  if (!shard) makeRoom(table, expectedLines(files))
   for (const file of files) {
     try {
       readResultFile(
@@ -131,13 +132,19 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
 
 /** Bytes at the start of the first file read for its rate of lines to bytes. */
 const SAMPLE_BYTES = 64 * 1024
+/** The shortest result line: `{"key":"","call":"…16…","outcome":"failed","status":null,"runAttempt":1,"shard":null}`. */
+const MIN_LINE_BYTES = 97
+/** The most keys room is made for at once (about 80 MiB): past them the table grows as it fills. */
+export const MAX_ROOM_KEYS = 4_000_000
 
 /**
  * About how many lines the files hold: their size at the rate of lines to bytes of the first
- * file's first 64 KiB, or 0 when that holds fewer than two whole lines or cannot be read (the read
- * then says why). Room for them made at once spares the table's parts growing one by one: about
- * 150 ms less for a million keys (docs/performance.md). Lines of other calls or of several
- * attempts of the same targets make it more than the keys: room that is not used, never a fault.
+ * file's first 64 KiB, or 0 when that holds fewer than two lines or cannot be read (the read then
+ * says why). Only lines long enough to be result lines count, so blank lines cannot make it more
+ * than a line every 97 bytes; and it is at most MAX_ROOM_KEYS. Room for them made at once spares the
+ * table's parts growing one by one: about 250 ms of CPU less for a million keys
+ * (docs/performance.md). Lines of other calls or of several attempts of the same targets make it
+ * more than the keys: room that is not used, never a fault.
  */
 export function expectedLines(files: readonly string[]): number {
   try {
@@ -152,10 +159,21 @@ export function expectedLines(files: readonly string[]): number {
       closeSync(fd)
     }
     let lines = 0
-    for (let at = sample.indexOf(0x0a); at >= 0 && at < read; at = sample.indexOf(0x0a, at + 1)) lines++
-    return lines < 2 ? 0 : Math.ceil((total * lines) / read)
+    for (let start = 0, end = sample.indexOf(0x0a); end >= 0 && end < read; end = sample.indexOf(0x0a, start)) {
+      if (end - start >= MIN_LINE_BYTES) lines++
+      start = end + 1
+    }
+    return lines < 2 ? 0 : Math.min(MAX_ROOM_KEYS, Math.ceil((total * lines) / read))
   } catch {
     return 0
+  }
+}
+
+function makeRoom(table: KeyTable, keys: number): void {
+  try {
+    table.reserve(keys)
+  } catch {
+    // No memory for the room at once (RangeError): the table grows as the keys come.
   }
 }
 

@@ -72,10 +72,16 @@ function holdsRawNumber(root: unknown): boolean {
 
 /** Stands for a field the target lacks, in a memo's key. */
 const ABSENT = Symbol('absent')
-/** Stands for a value that is no key: an object, a list, a number kept as text, -0. */
+/** Stands for a value that is no key: an object, a list, a number kept as text, -0, a long string. */
 const NO_KEY = Symbol('no key')
 /** The most results and inner maps a memo keeps: past them it only reads what it has. */
 export const MEMO_ENTRIES = 4096
+/**
+ * The longest string a memo keeps as a key: a status, a region, a type. V8 hashes a string of more
+ * than 16,383 characters by its length alone, so such keys of one length would share a bucket (a
+ * review measured 29 s for 4,000 targets); and a kept key keeps its string alive.
+ */
+export const MAX_KEY_CHARS = 256
 
 /**
  * `evaluate`, with its results kept by the values of the fields the condition reads, for a
@@ -83,10 +89,10 @@ export const MEMO_ENTRIES = 4096
  * (contextFor), and CEL has no clock and no randomness, so the same values give the same result.
  * A condition over fields with a few values each (status, region, type) is then evaluated once for
  * each combination, not once a target: about 1,000 instructions a target less in a listing
- * (docs/performance.md). A target with a value that is no exact key (an object, a list, a number
- * kept as text, -0), or past MEMO_ENTRIES, is evaluated as before; a failure is never kept. A
- * memo full before it has answered as many targets as it holds results reads a field with a value
- * per target (a name, an id): it is left alone from then on, and costs no lookup a target.
+ * (docs/performance.md). A target with a value that is no key (an object, a list, a number kept as
+ * text, -0, a string longer than MAX_KEY_CHARS) is evaluated as before; a failure is never kept.
+ * A memo full (MEMO_ENTRIES) before it has answered as many targets as it holds results reads a
+ * field with a value per target (a name, an id): it is emptied and left alone from then on.
  */
 export function memoized(
   names: ReadonlySet<string>,
@@ -101,6 +107,14 @@ export function memoized(
   let kept = 0
   let hits = 0
   let unused = false
+  /** A target the full memo cannot answer. */
+  const whenFull = (target: unknown, index: number): boolean => {
+    if (hits < kept) {
+      unused = true
+      root.clear()
+    }
+    return evaluate(target, index)
+  }
   return (target, index) => {
     if (last < 0) return (constant ??= evaluate(target, index))
     if (unused) return evaluate(target, index)
@@ -111,7 +125,7 @@ export function memoized(
       if (key === NO_KEY) return evaluate(target, index)
       let inner = map.get(key) as Map<unknown, unknown> | undefined
       if (inner === undefined) {
-        if (entries >= MEMO_ENTRIES) return evaluate(target, index)
+        if (entries >= MEMO_ENTRIES) return whenFull(target, index)
         entries++
         map.set(key, (inner = new Map()))
       }
@@ -124,20 +138,20 @@ export function memoized(
       hits++
       return found
     }
+    if (entries >= MEMO_ENTRIES) return whenFull(target, index)
     const result = evaluate(target, index)
-    if (entries < MEMO_ENTRIES) {
-      entries++
-      kept++
-      map.set(key, result)
-    } else unused = hits < kept // full before it answered as many: a value per target
+    entries++
+    kept++
+    map.set(key, result)
     return result
   }
 }
 
-/** The field's value as a memo key: strings, booleans, null and numbers but -0 compare exactly. */
+/** The field's value as a memo key: short strings, booleans, null and numbers but -0 compare exactly. */
 function keyOf(record: Record<string, unknown> | undefined, name: string): unknown {
   if (record === undefined || !Object.hasOwn(record, name)) return ABSENT
   const value = record[name]
-  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value
+  if (typeof value === 'string') return value.length <= MAX_KEY_CHARS ? value : NO_KEY
+  if (typeof value === 'boolean' || value === null) return value
   return typeof value === 'number' && !Object.is(value, -0) ? value : NO_KEY
 }

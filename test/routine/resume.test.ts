@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { jest } from '@jest/globals'
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LineFields, resultLine } from '../../src/routine/lines.js'
 import { ResultFileError } from '../../src/routine/result-files.js'
-import { expectedLines, PlaceMemo, readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
-import { keyHash } from '../../src/targets/key-table.js'
+import { expectedLines, MAX_ROOM_KEYS, PlaceMemo, readEarlierResults, ResumeOptions } from '../../src/routine/resume.js'
+import { keyHash, KeyTable } from '../../src/targets/key-table.js'
 import { Shard, shardOf } from '../../src/targets/shards.js'
 
 let dir: string
@@ -93,9 +94,22 @@ describe('expectedLines', () => {
     expect(expectedLines([big, small])).toBe(100)
   })
 
+  it('counts only lines long enough to be result lines, and makes room for at most MAX_ROOM_KEYS', () => {
+    // 97 bytes and a newline: the shortest result line; blank and short lines are not counted.
+    const mixed = file('a/mixed.jsonl', [...lines(10, 97), ...Array(500).fill(''), ...lines(10, 96)])
+    expect(expectedLines([mixed])).toBe(10) // read whole: its long lines exactly
+    const blank = file('b/blank.jsonl', Array(70_000).fill(''))
+    expect(expectedLines([blank, mixed])).toBe(0)
+    // A sparse gigabyte after it: its size at the first file's rate is more than the bound.
+    const sparse = join(dir, 'c/big.jsonl')
+    file('c/big.jsonl', [])
+    truncateSync(sparse, 2 ** 30)
+    expect(expectedLines([file('d/first.jsonl', lines(700)), sparse])).toBe(MAX_ROOM_KEYS)
+  })
+
   it('gives 0 for fewer than two whole lines, an empty file, or one that cannot be read', () => {
     expect(expectedLines([file('one.jsonl', lines(1, 70_000))])).toBe(0)
-    expect(expectedLines([file('two.jsonl', lines(2, 20))])).toBe(2)
+    expect(expectedLines([file('two.jsonl', lines(2, 97))])).toBe(2)
     expect(expectedLines([file('empty.jsonl', [])])).toBe(0)
     expect(expectedLines([join(dir, 'missing.jsonl')])).toBe(0)
     expect(expectedLines([file('x.jsonl', lines(5)), join(dir, 'missing.jsonl')])).toBe(0)
@@ -154,6 +168,30 @@ describe('PlaceMemo', () => {
 })
 
 describe('readEarlierResults', () => {
+  it('makes room for the lines at once, not in a shard job, and reads on when there is no memory for it', () => {
+    const path = file(
+      'r.jsonl',
+      Array.from({ length: 50 }, (_, i) => line(1, `t-${i}`, 'succeeded', 200))
+    )
+    const reserve = jest.spyOn(KeyTable.prototype, 'reserve')
+    try {
+      expect(read({ from: path }).earlier.size).toBe(50)
+      expect(reserve).toHaveBeenCalledTimes(1)
+      expect(reserve.mock.calls[0][0]).toBe(50)
+      reserve.mockClear()
+      read({ from: path, shard: { index: 1, count: 2 } })
+      expect(reserve).not.toHaveBeenCalled()
+      reserve.mockImplementation(() => {
+        throw new RangeError('Array buffer allocation failed')
+      })
+      const { earlier } = read({ from: path })
+      expect(earlier.size).toBe(50)
+      expect(earlier.finished('t-49')).toBe(200)
+    } finally {
+      reserve.mockRestore()
+    }
+  })
+
   it.each([
     ['a missing path', () => join(dir, 'missing')],
     ['an empty folder', () => dir],

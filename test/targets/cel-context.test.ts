@@ -1,5 +1,13 @@
 import { Environment } from '@marcbachmann/cel-js'
-import { AstNode, contextFor, isNode, MEMO_ENTRIES, memoized, namesIn } from '../../src/targets/cel-context.js'
+import {
+  AstNode,
+  contextFor,
+  isNode,
+  MAX_KEY_CHARS,
+  MEMO_ENTRIES,
+  memoized,
+  namesIn
+} from '../../src/targets/cel-context.js'
 import { parseExact } from '../../src/json.js'
 
 const ast = (expression: string): AstNode =>
@@ -183,5 +191,25 @@ describe('memoized', () => {
     expect(selects({ a: 0 }, 2)).toBe(true)
     expect(selects({ a: 1 }, 3)).toBe(false)
     expect(calls).toEqual([1, 2, 3])
+  })
+
+  it('leaves alone a memo whose inner maps fill first: the first field read has a value per target', () => {
+    const { calls, evaluate } = counted(t => t.a === 0)
+    const selects = memoized(new Set(['a', 'b']), evaluate)
+    for (let i = 0; i < MEMO_ENTRIES / 2; i++) selects({ a: i, b: 0 }, i)
+    selects({ a: 0, b: 0 }, 0) // one hit
+    calls.length = 0
+    selects({ a: -1, b: 0 }, 1) // a new inner map in a full memo
+    expect(selects({ a: 0, b: 0 }, 2)).toBe(true)
+    expect(calls).toEqual([1, 2])
+  })
+
+  it('keeps a string of up to MAX_KEY_CHARS characters, and evaluates a longer one each time', () => {
+    const { calls, evaluate } = counted(() => true)
+    const selects = memoized(new Set(['a']), evaluate)
+    const short = 'x'.repeat(MAX_KEY_CHARS)
+    const long = 'x'.repeat(MAX_KEY_CHARS + 1)
+    ;[short, short, long, long].forEach((a, i) => selects({ a }, i))
+    expect(calls).toEqual([0, 2, 3])
   })
 })
