@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals'
 import { Environment } from '@marcbachmann/cel-js'
 import {
   AstNode,
@@ -172,6 +173,14 @@ describe('memoized', () => {
     // Each new a makes an inner map and its first result: two entries, and a hit each.
     for (let i = 0; i < MEMO_ENTRIES / 2; i++) for (const index of [0, 1]) pairs({ a: i, b: 0 }, index)
     two.calls.length = 0
+    const set = jest.spyOn(Map.prototype, 'set')
+    try {
+      pairs({ a: -2, b: 0 }, 0) // full: no inner map made for it
+      expect(set).not.toHaveBeenCalled()
+    } finally {
+      set.mockRestore()
+    }
+    two.calls.length = 0
     pairs({ a: 0, b: 0 }, 0)
     pairs({ a: 0, b: 1 }, 1)
     pairs({ a: 0, b: 1 }, 2)
@@ -187,9 +196,19 @@ describe('memoized', () => {
     for (let i = 0; i < MEMO_ENTRIES; i++) selects({ a: i }, i)
     selects({ a: 0 }, 0) // one hit: fewer than it holds
     calls.length = 0
-    selects({ a: MEMO_ENTRIES }, 1) // full: from now on every target is evaluated
-    expect(selects({ a: 0 }, 2)).toBe(true)
-    expect(selects({ a: 1 }, 3)).toBe(false)
+    const clear = jest.spyOn(Map.prototype, 'clear')
+    const get = jest.spyOn(Map.prototype, 'get')
+    try {
+      selects({ a: MEMO_ENTRIES }, 1) // full: emptied, and from now on every target is evaluated
+      expect(clear).toHaveBeenCalledTimes(1)
+      get.mockClear()
+      expect(selects({ a: 0 }, 2)).toBe(true)
+      expect(selects({ a: 1 }, 3)).toBe(false)
+      expect(get).not.toHaveBeenCalled() // not even looked up
+    } finally {
+      clear.mockRestore()
+      get.mockRestore()
+    }
     expect(calls).toEqual([1, 2, 3])
   })
 
