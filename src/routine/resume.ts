@@ -134,7 +134,7 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
 const SAMPLE_BYTES = 64 * 1024
 /** The shortest result line: `{"key":"","call":"…16…","outcome":"failed","status":null,"runAttempt":1,"shard":null}`. */
 const MIN_LINE_BYTES = 97
-/** The most keys room is made for at once (about 80 MiB): past them the table grows as it fills. */
+/** The most keys room is made for at once (about 63 MiB of table): past them the table grows. */
 export const MAX_ROOM_KEYS = 4_000_000
 
 /**
