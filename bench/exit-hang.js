@@ -4,31 +4,17 @@
 // (`node -e 'for(;;){}' &`), as the hang was met.
 // Usage: node bench/exit-hang.js [dist] [rounds] [limit seconds]
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { TOKEN, runnerEnv, serve } from './lib.js'
+import { bodiesStep } from './parts/bodies.js'
 
 const [dist = 'dist', rounds = '60', limit = '40'] = process.argv.slice(2)
-const CALLS = 256
-const BODY = Buffer.from(`{"data":"${'x'.repeat(8 * 1024 * 1024 - 12)}"}`)
-const api = await serve((_req, res) =>
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': BODY.length }).end(BODY)
-)
 const dir = mkdtempSync(join(tmpdir(), 'm2m-exit-hang-'))
-const snapshot = join(dir, 'targets.json')
-writeFileSync(snapshot, `[\n${Array.from({ length: CALLS }, (_, i) => `{"id":"t-${i}"}`).join(',\n')}\n]\n`)
-const counts = { exited: 0, hung: 0 }
+const { api, env: stepEnv } = await bodiesStep(dir)
+let hung = 0
 for (let round = 0; round < Number(rounds); round++) {
-  const env = runnerEnv(dir, {
-    token: TOKEN,
-    'base-url': api.url,
-    'targets-from': snapshot,
-    'targets-output': 'false',
-    summary: 'false',
-    call: 'PUT /v1/targets/{id}',
-    'call-concurrency': '64'
-  })
+  const env = stepEnv()
   await new Promise(done => {
     const child = spawn(process.execPath, [join(resolve(dist), 'root.js')], {
       env: { PATH: process.env.PATH, ...env },
@@ -36,7 +22,7 @@ for (let round = 0; round < Number(rounds); round++) {
     })
     const timer = setTimeout(
       () => {
-        counts.hung++
+        hung++
         console.log(`round ${round}: still running after ${limit} s, killed`)
         child.kill('SIGKILL')
       },
@@ -47,8 +33,7 @@ for (let round = 0; round < Number(rounds); round++) {
       done()
     })
   })
-  counts.exited = round + 1 - counts.hung
 }
 await api.close()
 rmSync(dir, { recursive: true, force: true })
-console.log(`${resolve(dist)}: ${rounds} rounds, ${counts.exited} ended, ${counts.hung} hung`)
+console.log(`${resolve(dist)}: ${rounds} rounds, ${Number(rounds) - hung} ended, ${hung} hung`)

@@ -22,7 +22,11 @@ const worker = async () => { while (next < ${CALLS}) await one() }
 Promise.all(Array.from({ length: 64 }, worker)).then(() => agent.destroy())
 `
 
-export async function bodies({ dist, dir, rounds }) {
+/**
+ * The service answering every call with BODY, the snapshot of CALLS targets in `dir`, and the
+ * step's environment (a fresh one each call): shared with bench/exit-hang.js.
+ */
+export async function bodiesStep(dir) {
   const api = await serve((_req, res) =>
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': BODY.length }).end(BODY)
   )
@@ -38,6 +42,11 @@ export async function bodies({ dist, dir, rounds }) {
       call: 'PUT /v1/targets/{id}',
       'call-concurrency': '64'
     })
+  return { api, env }
+}
+
+export async function bodies({ dist, dir, rounds }) {
+  const { api, env } = await bodiesStep(dir)
   const runs = await interleaved(
     rounds,
     () => node(['-e', BARE, api.url], {}),
