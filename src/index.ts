@@ -1,3 +1,4 @@
-import { endWhenDone, run } from './main.js'
+import { endWhenDone } from './ending.js'
+import { run } from './main.js'
 
 endWhenDone(run())

@@ -6,6 +6,7 @@ import type { RecordSigner } from './auth/record-key.js'
 import { runSealKey } from './auth/sealed.js'
 import { ObtainedToken, obtainToken, renewer } from './auth/token.js'
 import { Cancellation, SignalSource } from './cancel.js'
+import type { Ending } from './ending.js'
 import { messageOf } from './errors.js'
 import { trustEnvironment } from './http/agents.js'
 import { Http } from './http/client.js'
@@ -35,33 +36,8 @@ interface Made {
   phase: 'setup' | 'routine' | 'publish'
 }
 
-/**
- * Ends the process, with the exit code it would have had, once `work` has settled and nothing is
- * left to write to the log; if something is, when nothing is pending any more ('beforeExit'). A
- * natural exit first tears V8's heap down page by page, some 3 ms of a step that starts, lists and
- * ends in 130; waiting for the loop to empty took 1.3 ms more (the sockets' close). The log is
- * written synchronously to a pipe on Linux only: elsewhere a write may still be under way then.
- * 'exit' listeners run as they would.
- */
-export function endWhenDone(
-  work: Promise<unknown>,
-  source: Pick<NodeJS.EventEmitter, 'once'> = process,
-  exit = (): void => process.exit(),
-  logWritten = (): boolean => process.stdout.writableLength === 0 && process.stderr.writableLength === 0
-): void {
-  let ended = false
-  const end = (): void => {
-    if (ended) return
-    ended = true
-    exit()
-  }
-  source.once('beforeExit', end)
-  void work.then(() => {
-    if (logWritten()) end()
-  })
-}
-
-export async function run(options: RunOptions = {}): Promise<void> {
+/** Resolves to how the step ends (ending.ts); it never rejects. */
+export async function run(options: RunOptions = {}): Promise<Ending> {
   const exit = options.exit ?? ((code: number) => process.exit(code))
   const made: Made = { phase: 'setup' }
   let http: Http | undefined
@@ -84,7 +60,10 @@ export async function run(options: RunOptions = {}): Promise<void> {
     trustEnvironment(core.warning, mask)
     // Report mode makes no request and needs no credential: it reads results files only. Each
     // mode's code, its inputs' too, is loaded only when the step is that mode.
-    if (reportMode(door?.name)) return await (await import('./report-step.js')).reportStep(writeSummary, door)
+    if (reportMode(door?.name)) {
+      await (await import('./report-step.js')).reportStep(writeSummary, door)
+      return 'exit'
+    }
     const inputs = await readInputs(door?.name)
     http = new Http({
       timeoutMs: inputs.timeoutSeconds * 1000,
@@ -104,6 +83,7 @@ export async function run(options: RunOptions = {}): Promise<void> {
   }
   // Calls abandoned by a cancellation may still hold sockets and timers: the step ends now.
   if (made.calls?.cancelled) exit(1)
+  return made.phase === 'setup' ? 'exit' : 'drain'
 }
 
 /**

@@ -16,7 +16,18 @@ function modules(dir: string): string[] {
 /** Lower first: a module may import only from its own layer or below. */
 const LAYERS: readonly (readonly string[])[] = [
   ['redact'],
-  ['errors.ts', 'format.ts', 'json.ts', 'url.ts', 'files.ts', 'held-log.ts', 'random.ts', 'secrets.ts', 'doors.ts'],
+  [
+    'errors.ts',
+    'format.ts',
+    'json.ts',
+    'url.ts',
+    'files.ts',
+    'held-log.ts',
+    'random.ts',
+    'secrets.ts',
+    'doors.ts',
+    'ending.ts'
+  ],
   ['http'],
   ['auth'],
   ['service'],

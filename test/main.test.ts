@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import nock from 'nock'
 import { DEFAULTS } from '../src/inputs.js'
-import { endWhenDone, run } from '../src/main.js'
+import { run } from '../src/main.js'
 import { callFingerprint } from '../src/routine/fingerprint.js'
 import { resultLine } from '../src/routine/lines.js'
 import { planDigest } from '../src/routine/plan.js'
@@ -63,7 +63,7 @@ describe('run', () => {
       .reply(200, [{ id: 'a' }], { Link: '</v1/targets?page=2>; rel="next"' })
       .get('/v1/targets?page=2')
       .reply(200, { data: [{ id: 'b' }] })
-    await run()
+    await expect(run()).resolves.toBe('exit')
     expect(process.exitCode).toBeUndefined()
     expect(errors()).toEqual([])
     expect(outputs()).toMatchObject({
@@ -252,7 +252,7 @@ describe('run', () => {
 
   it('fails with the message of a bad input, and resolves', async () => {
     process.env['INPUT_MAX-ATTEMPTS'] = 'lots'
-    await expect(run()).resolves.toBeUndefined()
+    await expect(run()).resolves.toBe('exit')
     expect(process.exitCode).toBe(1)
     expect(errors()).toEqual(['::error::Input max-attempts must be a whole number from 1 to 10, got "lots"\n'])
     expect(outputs()).toEqual({})
@@ -279,7 +279,7 @@ describe('run', () => {
     process.env['INPUT_REPORT-FROM'] = results
     process.env.INPUT_CALL = 'POST /v1/t/{id}'
     for (const name of ['CLIENT-ID', 'CLIENT-SECRET']) delete process.env[`INPUT_${name}`]
-    await run()
+    await expect(run()).resolves.toBe('exit')
     expect(errors()).toEqual([])
     expect(outputs()).toMatchObject({ 'report-targets': '1', 'report-succeeded': '1', 'report-failed': '0' })
     expect(readFileSync(join(dir, 'GITHUB_STEP_SUMMARY'), 'utf8')).toMatch(/^## /)
@@ -348,7 +348,8 @@ describe('run', () => {
       nock(API)
         .get('/v1/targets')
         .reply(200, [{ id: 'a' }, { name: 'no-id' }])
-      await run()
+      // No call was made: nothing to drain, the step ends at once.
+      await expect(run()).resolves.toBe('exit')
       expect(errors()).toEqual([
         expect.stringMatching(
           /^::error::Input call: 1 of 2 targets cannot fill its placeholders, so no call was made: /
@@ -365,7 +366,7 @@ describe('run', () => {
         .get('/v1/targets')
         .reply(200, [{ id: 'a' }, { id: 'b' }])
       nock(API).post('/v1/t/a').reply(200, {}).post('/v1/t/b').reply(500, { e: 1 })
-      await run()
+      await expect(run()).resolves.toBe('drain')
       expect(process.exitCode).toBe(1)
       expect(errors()).toEqual([
         expect.stringMatching(
@@ -435,7 +436,8 @@ describe('run', () => {
         .get('/v1/targets')
         .reply(200, [{ id: 'a' }])
       nock(API).post('/v1/t/a').reply(200, {})
-      await run()
+      // A step that made calls ends when its loop is empty, failed or not (ending.ts).
+      await expect(run()).resolves.toBe('drain')
       expect(errors()).toEqual([expect.stringContaining('GITHUB_OUTPUT')])
       expect(tempFiles().filter(f => f.startsWith('targets-'))).toHaveLength(1)
       expect(tempFiles().filter(f => !f.startsWith('targets-'))).toHaveLength(1)
@@ -487,70 +489,5 @@ describe('run', () => {
       )
       expect(errors().filter(e => e.includes('cancelled again'))).toHaveLength(1)
     })
-  })
-})
-
-describe('endWhenDone', () => {
-  const settle = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
-
-  it('ends the process once, as soon as the work is done with the log written', async () => {
-    const source = new EventEmitter()
-    const exit = jest.fn()
-    let done!: () => void
-    endWhenDone(new Promise<void>(resolve => (done = resolve)), source, exit, () => true)
-    await settle()
-    expect(exit).not.toHaveBeenCalled()
-    done()
-    await settle()
-    expect(exit).toHaveBeenCalledTimes(1)
-    source.emit('beforeExit', 0)
-    expect(exit).toHaveBeenCalledTimes(1)
-  })
-
-  it('waits for the loop to empty while the log is still being written', async () => {
-    const source = new EventEmitter()
-    const exit = jest.fn()
-    endWhenDone(Promise.resolve(), source, exit, () => false)
-    await settle()
-    expect(exit).not.toHaveBeenCalled()
-    source.emit('exit', 0)
-    expect(exit).not.toHaveBeenCalled()
-    source.emit('beforeExit', 0)
-    source.emit('beforeExit', 0)
-    expect(exit).toHaveBeenCalledTimes(1)
-  })
-
-  it('ends when its loop first has nothing left to do, if the work never settles', () => {
-    const source = new EventEmitter()
-    const exit = jest.fn()
-    endWhenDone(new Promise(() => undefined), source, exit, () => true)
-    source.emit('beforeExit', 0)
-    expect(exit).toHaveBeenCalledTimes(1)
-  })
-
-  it('reads whether the log is written from the process by default: stdout and stderr', async () => {
-    const source = new EventEmitter()
-    const exit = jest.fn()
-    const pending = { stdout: 10, stderr: 0 }
-    for (const name of ['stdout', 'stderr'] as const) {
-      Object.defineProperty(process[name], 'writableLength', { configurable: true, get: () => pending[name] })
-    }
-    try {
-      endWhenDone(Promise.resolve(), source, exit)
-      await settle()
-      pending.stdout = 0
-      pending.stderr = 3
-      endWhenDone(Promise.resolve(), source, exit)
-      await settle()
-      expect(exit).not.toHaveBeenCalled()
-      pending.stderr = 0
-      endWhenDone(Promise.resolve(), source, exit)
-      await settle()
-      expect(exit).toHaveBeenCalledTimes(1)
-    } finally {
-      for (const name of ['stdout', 'stderr'] as const) {
-        delete (process[name] as { writableLength?: number }).writableLength
-      }
-    }
   })
 })
