@@ -13,8 +13,10 @@ const [dist = 'dist', rounds = '60', limit = '40'] = process.argv.slice(2)
 const dir = mkdtempSync(join(tmpdir(), 'm2m-exit-hang-'))
 const { api, env: stepEnv } = await bodiesStep(dir)
 let hung = 0
+const ended = []
 for (let round = 0; round < Number(rounds); round++) {
   const env = stepEnv()
+  const start = performance.now()
   await new Promise(done => {
     const child = spawn(process.execPath, [join(resolve(dist), 'root.js')], {
       env: { PATH: process.env.PATH, ...env },
@@ -33,7 +35,13 @@ for (let round = 0; round < Number(rounds); round++) {
       done()
     })
   })
+  const ms = performance.now() - start
+  if (ms < Number(limit) * 1000) ended.push(ms)
 }
 await api.close()
 rmSync(dir, { recursive: true, force: true })
-console.log(`${resolve(dist)}: ${rounds} rounds, ${Number(rounds) - hung} ended, ${hung} hung`)
+ended.sort((a, b) => a - b)
+const median = ended.length ? (ended[(ended.length - 1) >> 1] + ended[ended.length >> 1]) / 2 / 1000 : NaN
+console.log(
+  `${resolve(dist)}: ${rounds} rounds, ${ended.length} ended (a round: median ${median.toFixed(2)} s), ${hung} hung`
+)
