@@ -1,8 +1,9 @@
 /**
  * How a step ends once its work is done: at once ('exit', process.exit()), or when its loop is empty
- * ('drain'). A step that made calls drains: process.exit() shuts V8's worker threads down while the
- * heap is still live, and a background compile waiting there for a garbage collection waits forever
- * (nodejs/node#54918), a hang seen in 4 of 210 routines of 256 PUTs of 8 MiB with a core busy.
+ * ('drain'). A step that ran a routine (it made its results file) drains: process.exit() shuts V8's
+ * worker threads down while the heap is still live, and a background compile waiting there for a
+ * garbage collection waits forever (nodejs/node#54918), a hang seen in 4 of 210 routines of 256
+ * PUTs of 8 MiB with a core busy.
  */
 export type Ending = 'exit' | 'drain'
 

@@ -436,7 +436,7 @@ describe('run', () => {
         .get('/v1/targets')
         .reply(200, [{ id: 'a' }])
       nock(API).post('/v1/t/a').reply(200, {})
-      // A step that made calls ends when its loop is empty, failed or not (ending.ts).
+      // A step that ran a routine ends when its loop is empty, failed or not (ending.ts).
       await expect(run()).resolves.toBe('drain')
       expect(errors()).toEqual([expect.stringContaining('GITHUB_OUTPUT')])
       expect(tempFiles().filter(f => f.startsWith('targets-'))).toHaveLength(1)

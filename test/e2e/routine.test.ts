@@ -1,5 +1,8 @@
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { ServerResponse } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import {
   clientInputs,
   expectFailure,
@@ -312,6 +315,58 @@ describe('call: the routine over every target', () => {
       expectFailure(refused, /Input call has \{id\}, but with list-targets: false there is no target to fill it/)
     } finally {
       refused.cleanup()
+    }
+  })
+})
+
+describe('the end of the step', () => {
+  // A module preloaded into the step notes every process.exit() it makes. A step that made calls
+  // ends when its loop is empty (src/ending.ts), so makes none: were anything left holding its
+  // loop, it would make one 5 s on. A step that made no call ends with one as soon as it is done.
+  let dir: string
+  let exits: string
+  let env: Record<string, string>
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'm2m-exit-probe-'))
+    exits = join(dir, 'exits')
+    const probe = join(dir, 'probe.mjs')
+    writeFileSync(
+      probe,
+      `import { appendFileSync } from 'node:fs'\n` +
+        `const exit = process.exit\n` +
+        `process.exit = function (code) { appendFileSync(${JSON.stringify(exits)}, 'exit\\n'); return exit.call(process, code) }\n`
+    )
+    env = { NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` }
+  })
+  afterEach(() => rmSync(dir, { recursive: true, force: true }))
+  const exitCalls = () => (existsSync(exits) ? readFileSync(exits, 'utf8').split('\n').filter(Boolean).length : 0)
+
+  it('ends a step that made calls when its loop is empty, with its exit code, and one that made none at once', async () => {
+    targets = [{ id: 'a' }, { id: 'b' }, { id: 'c' }]
+    const routine = await runAction(inputs({ call: 'POST /v1/t/{id}' }), { env })
+    try {
+      expect(routine.code).toBe(0)
+      expect(routine.outputs['calls-succeeded']).toBe('3')
+      expect(exitCalls()).toBe(0)
+    } finally {
+      routine.cleanup()
+    }
+    answer = (_req, res) => json(res, 500, { e: 1 })
+    const failed = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-max-failures': '1' }), { env })
+    try {
+      expect(failed.code).toBe(1)
+      expect(Number(failed.outputs['calls-failed'])).toBeGreaterThan(0)
+      expect(exitCalls()).toBe(0)
+    } finally {
+      failed.cleanup()
+    }
+    const listing = await runAction(inputs({}), { env })
+    try {
+      expect(listing.code).toBe(0)
+      expect(listing.outputs['target-count']).toBe('3')
+      expect(exitCalls()).toBe(1)
+    } finally {
+      listing.cleanup()
     }
   })
 })
