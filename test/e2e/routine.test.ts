@@ -320,9 +320,9 @@ describe('call: the routine over every target', () => {
 })
 
 describe('the end of the step', () => {
-  // A module preloaded into the step notes every process.exit() it makes. A step that made calls
-  // ends when its loop is empty (src/ending.ts), so makes none: were anything left holding its
-  // loop, it would make one 5 s on. A step that made no call ends with one as soon as it is done.
+  // A module preloaded into the step notes every process.exit() it makes. A step that ran a
+  // routine ends when its loop is empty (src/ending.ts), so makes none: were anything left holding
+  // its loop, it would make one 5 s on. A step that ran none ends with one as soon as it is done.
   let dir: string
   let exits: string
   let env: Record<string, string>
@@ -339,34 +339,31 @@ describe('the end of the step', () => {
     env = { NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` }
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
-  const exitCalls = () => (existsSync(exits) ? readFileSync(exits, 'utf8').split('\n').filter(Boolean).length : 0)
+  /** A step run to its end: its exit code, outputs, and the process.exit() calls it made. */
+  const ended = async (given: Record<string, string>) => {
+    rmSync(exits, { force: true })
+    const run = await runAction(inputs(given), { env })
+    try {
+      const calls = existsSync(exits) ? readFileSync(exits, 'utf8').split('\n').filter(Boolean).length : 0
+      return { code: run.code, outputs: run.outputs, exits: calls }
+    } finally {
+      run.cleanup()
+    }
+  }
 
-  it('ends a step that made calls when its loop is empty, with its exit code, and one that made none at once', async () => {
+  it('ends a step that ran a routine when its loop is empty, with its exit code, and one that ran none at once', async () => {
     targets = [{ id: 'a' }, { id: 'b' }, { id: 'c' }]
-    const routine = await runAction(inputs({ call: 'POST /v1/t/{id}' }), { env })
-    try {
-      expect(routine.code).toBe(0)
-      expect(routine.outputs['calls-succeeded']).toBe('3')
-      expect(exitCalls()).toBe(0)
-    } finally {
-      routine.cleanup()
-    }
+    expect(await ended({ call: 'POST /v1/t/{id}' })).toMatchObject({
+      code: 0,
+      outputs: { 'calls-succeeded': '3' },
+      exits: 0
+    })
     answer = (_req, res) => json(res, 500, { e: 1 })
-    const failed = await runAction(inputs({ call: 'POST /v1/t/{id}', 'call-max-failures': '1' }), { env })
-    try {
-      expect(failed.code).toBe(1)
-      expect(Number(failed.outputs['calls-failed'])).toBeGreaterThan(0)
-      expect(exitCalls()).toBe(0)
-    } finally {
-      failed.cleanup()
-    }
-    const listing = await runAction(inputs({}), { env })
-    try {
-      expect(listing.code).toBe(0)
-      expect(listing.outputs['target-count']).toBe('3')
-      expect(exitCalls()).toBe(1)
-    } finally {
-      listing.cleanup()
-    }
+    expect(await ended({ call: 'POST /v1/t/{id}', 'call-max-failures': '1' })).toMatchObject({
+      code: 1,
+      outputs: { 'calls-failed': expect.stringMatching(/^[1-9]\d*$/) },
+      exits: 0
+    })
+    expect(await ended({})).toMatchObject({ code: 0, outputs: { 'target-count': '3' }, exits: 1 })
   })
 })
