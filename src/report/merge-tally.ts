@@ -46,7 +46,7 @@ export class ReportTally {
   /** Counts one target, and returns its report line. */
   add(key: string, hash: KeyHash, winner: Winner): ReportLine {
     const { outcome, status, runAttempt } = winner
-    const index = fmix32(hash.first) % this.placeIn
+    const index = fmix32(hash.shard) % this.placeIn
     const shard = (this.byShard[index] ??= new Map())
     shard.set(outcome, (shard.get(outcome) ?? 0) + 1)
     this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1)

@@ -82,7 +82,7 @@ export function readEarlierResults(options: ResumeOptions): EarlierResults {
           }
           if (facts.outcome === 'planned') return
           const hash = keyHash(facts.key)
-          if (shard && (fmix32(hash.first) % shard.count) + 1 !== shard.index) return
+          if (shard && (fmix32(hash.shard) % shard.count) + 1 !== shard.index) return
           const at = table.add(hash)
           if (!table.fresh && facts.runAttempt < table.words[at] >>> ATTEMPT_SHIFT) return
           const done = DONE.has(facts.outcome) ? DONE_BIT : 0

@@ -1,3 +1,4 @@
+import { processKeyedHash } from './keyed-hash.js'
 import { fmix32, fnv1a32 } from './shards.js'
 
 /** Parts of a table: a key's part is its shard of 256 (shards.ts). */
@@ -8,10 +9,11 @@ const HASH_WORDS = 2
 
 /**
  * A table from target keys to a few 32-bit words each, for millions of keys in tens of MiB:
- * keys are not kept, only two independent 32-bit hashes of them (FNV-1a over UTF-8, as the shards
- * use, and a multiplicative hash over UTF-16 units), so two keys are confused only when both hashes
- * collide — about once in a million runs of five million keys. A slot is its two hashes and its words,
- * side by side (one cache line to read, not three), at most 3/4 full.
+ * keys are not kept, only their keyed hash (keyed-hash.ts: 64 bits, under a key made for the
+ * process), so two keys are confused about once in 2^64 pairs, and no service can make a key its
+ * own that it did not list: two keys of the same FNV-1a, which anyone can make, still differ.
+ * A slot is the two halves and its words, side by side (one cache line to read, not three), at
+ * most 3/4 full.
  *
  * The table is 256 parts, a key's part being its shard of 256: a part grows alone, so growing
  * never holds a whole table twice, and the lines of one shard's results file fill one part, which
@@ -127,7 +129,7 @@ export class KeyTable {
 
 /** The part a key's words are in: its shard of 256. */
 function partOf(hash: KeyHash): number {
-  return fmix32(hash.first) & (PARTS - 1)
+  return fmix32(hash.shard) & (PARTS - 1)
 }
 
 /** The second hash as a slot holds it: never 0 beside a first hash of 0, which marks an empty slot. */
@@ -136,31 +138,27 @@ function stored(hash: KeyHash): number {
 }
 
 export interface KeyHash {
-  /** FNV-1a over UTF-8: the shard assignment's hash. */
+  /** FNV-1a over UTF-8: the shard assignment's hash (shards.ts). Public: never the key's identity. */
+  readonly shard: number
+  /** The key's identity: its keyed hash's two halves (keyed-hash.ts). */
   readonly first: number
   readonly second: number
 }
 
+/** A key's hashes; the keyed one is the process's, so a KeyHash is never kept past it. */
 export function keyHash(key: string): KeyHash {
-  // Both hashes in one walk while the key is ASCII (one byte a unit in UTF-8); each alone past that.
-  let first = 0x811c9dc5
-  let second = 0x9747b28c
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i)
-    if (c >= 0x80) return { first: fnv1a32(key), second: unitsHash(key) }
-    first = Math.imul(first ^ c, 0x01000193)
-    second = Math.imul(second ^ c, 0x5bd1e995)
-    second ^= second >>> 15
-  }
-  return { first: first >>> 0, second: second >>> 0 }
+  const keyed = processKeyedHash()
+  keyed.hash(key)
+  return { shard: shardHash(key), first: keyed.low, second: keyed.high }
 }
 
-/** The second hash: multiplicative, over UTF-16 units. */
-function unitsHash(key: string): number {
-  let h = 0x9747b28c
+/** fnv1a32, its walk over UTF-16 units while the key is ASCII (a byte a unit in UTF-8). */
+function shardHash(key: string): number {
+  let h = 0x811c9dc5
   for (let i = 0; i < key.length; i++) {
-    h = Math.imul(h ^ key.charCodeAt(i), 0x5bd1e995)
-    h ^= h >>> 15
+    const c = key.charCodeAt(i)
+    if (c >= 0x80) return fnv1a32(key)
+    h = Math.imul(h ^ c, 0x01000193)
   }
   return h >>> 0
 }

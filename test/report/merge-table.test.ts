@@ -33,6 +33,18 @@ describe('WinnerTable', () => {
     expect(table.keys).toBe(1)
   })
 
+  it('never takes one key for another made to share its public hashes: a failure stays a failure', () => {
+    // FNV-1a and the multiplicative hash the table once keyed by, both equal (test/targets/key-table.test.ts).
+    const a = 'host-6ishl2ymnayxvhbxkg3x5om2tjcw6d0zpnx6ax8v4u7zpbbwvl7i4srf3uen13hrf6e1o5obpo19vjgborgec5dt5u'
+    const b = 'host-6ishl2ymnaodhr8wka5o160ugjcw6dij6x16ax8v4u7zpbbwvldun5uf3uen13hrfxofidobpo1apfuborgecfsfgw'
+    const table = new WinnerTable()
+    table.offer(facts(a, 'failed', 500), 1)
+    table.offer(facts(b, 'succeeded', 201), 2)
+    expect(table.winner(a)).toEqual({ outcome: 'failed', status: 500, runAttempt: 1, seq: 1 })
+    expect(table.winner(b)).toEqual({ outcome: 'succeeded', status: 201, runAttempt: 1, seq: 2 })
+    expect(table.keys).toBe(2)
+  })
+
   it('lets a later line win unless the earlier one is of a later attempt', () => {
     const table = new WinnerTable()
     table.offer(facts('a', 'failed', 500, 1), 1)

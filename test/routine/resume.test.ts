@@ -133,7 +133,7 @@ describe('PlaceMemo', () => {
 
   it('has nothing for a place not noted yet, even for hashes of 0 (as its unwritten words are)', () => {
     const memo = new PlaceMemo(8)
-    const zero = { first: 0, second: 0 }
+    const zero = { shard: 0, first: 0, second: 0 }
     expect(memo.word(0, zero)).toBeUndefined()
     memo.note(0, h('a'), 5)
     expect(memo.word(1, zero)).toBeUndefined()
@@ -144,8 +144,8 @@ describe('PlaceMemo', () => {
     const memo = new PlaceMemo(0)
     const a = h('a')
     memo.note(0, a, 9)
-    expect(memo.word(0, { first: a.first, second: a.second ^ 1 })).toBeUndefined()
-    expect(memo.word(0, { first: a.first ^ 1, second: a.second })).toBeUndefined()
+    expect(memo.word(0, { shard: a.shard, first: a.first, second: a.second ^ 1 })).toBeUndefined()
+    expect(memo.word(0, { shard: a.shard, first: a.first ^ 1, second: a.second })).toBeUndefined()
   })
 
   it('notes places in order only: one asked ahead is answered but not kept', () => {
@@ -272,6 +272,17 @@ describe('readEarlierResults', () => {
     const { earlier } = read()
     expect(['a', 'b', 'c'].map(earlier.finished)).toEqual([200, undefined, 201])
     expect(earlier.size).toBe(3)
+  })
+
+  it('keeps apart two keys made to share their public hashes: a failed one is called again', () => {
+    // FNV-1a and the multiplicative hash the table once keyed by, both equal (test/targets/key-table.test.ts).
+    const a = 'host-6ishl2ymnayxvhbxkg3x5om2tjcw6d0zpnx6ax8v4u7zpbbwvl7i4srf3uen13hrf6e1o5obpo19vjgborgec5dt5u'
+    const b = 'host-6ishl2ymnaodhr8wka5o160ugjcw6dij6x16ax8v4u7zpbbwvldun5uf3uen13hrfxofidobpo1apfuborgecfsfgw'
+    file('r.jsonl', [line(1, b, 'failed', 503), line(1, a, 'succeeded', 201)])
+    const { earlier } = read()
+    expect([a, b].map(earlier.finished)).toEqual([201, undefined])
+    expect([earlier.finishedAt(0, b), earlier.finishedAt(1, a)]).toEqual([undefined, 201])
+    expect(earlier.size).toBe(2)
   })
 
   it('ignores planned lines: a dry run finishes nothing and changes nothing', () => {
