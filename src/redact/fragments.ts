@@ -1,4 +1,4 @@
-import { base64Forms, hexForms, textForms } from './forms.js'
+import { base64Forms, hexForms, spacedHexForms, textForms } from './forms.js'
 
 /** The shortest run of a secret's characters that is withheld; a shorter secret is withheld whole. */
 export const MIN_RUN = 12
@@ -6,8 +6,8 @@ export const MIN_RUN = 12
 export const MIN_SECRET = 4
 /** Base64 characters that can only come from 12 bytes of a secret, at any byte offset of a blob. */
 const MIN_BASE64_RUN = Math.ceil((MIN_RUN * 8) / 6) - 1
-/** Hex digits of 12 bytes of a secret: two a byte, aligned in any blob. */
-const MIN_HEX_RUN = 2 * MIN_RUN
+/** Hex digits of 12 bytes of a secret: two a byte, aligned in any blob; with separators, 11 more. */
+const [MIN_HEX_RUN, MIN_SPACED] = [2 * MIN_RUN, 3 * MIN_RUN - 1]
 
 // Any run of 12 or more characters holds a 3-character block that starts at a multiple of 10: a
 // text is looked up every 10 characters only, and a block with a character no form has (a quote, a
@@ -32,9 +32,10 @@ const HEAD_BITS = 12
 /**
  * Every secret the action knows, as the blocks of its forms: the secret; with each space as + (form
  * encoding); its UTF-8 bytes one character each (what percent-encoding decodes to); its UTF-8 bytes
- * in hex, lower and upper case; and its base64 and base64url at each of the three byte offsets it
- * can have in a longer blob, without the edge characters that depend on the bytes around it. Base64
- * and hex are matched as they are written, not decoded: a text is not scanned for what may be either.
+ * in hex, lower and upper case, bare and with a space, a colon or a dash between bytes; and its
+ * base64 and base64url at each of the three byte offsets it can have in a longer blob, without the
+ * edge characters that depend on the bytes around it. Base64 and hex are matched as they are
+ * written, not decoded: a text is not scanned for what may be either.
  */
 export class Fragments {
   private readonly forms: string[] = []
@@ -77,6 +78,7 @@ export class Fragments {
     const header = JWT_HEADER.exec(secret)?.[0].length ?? 0
     for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false, header)
     for (const form of hexForms(secret)) this.addForm(form, whole ? form.length : MIN_HEX_RUN, false, 2 * header)
+    for (const form of spacedHexForms(secret)) this.addForm(form, whole ? form.length : MIN_SPACED, false, 3 * header)
     for (const form of base64Forms(secret)) {
       if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true, 0)
     }
