@@ -1,12 +1,14 @@
 import {
   echoedForms,
   excerpt,
+  holdsOnly,
   holdsSecret,
   mask,
   maskPrivateKey,
   REDACT_MARGIN_CHARS,
   redact,
-  redactThenCut
+  redactThenCut,
+  secretPath
 } from '../src/secrets.js'
 import { captureStdout } from './helpers.js'
 
@@ -373,5 +375,33 @@ describe('holdsSecret', () => {
     expect(holdsSecret(`x${Buffer.from(token).toString('hex').toUpperCase()}x`, token)).toBe(true)
     expect(holdsSecret('nothing here', token)).toBe(false)
     expect(redact(token)).toBe(token)
+  })
+
+  it('finds every registered secret, whichever is given, and tells the given one apart', () => {
+    const earlier = 'eyJ0eXAiOiJKV1QifQ.first-one-issued.aaaa1111bbbb'
+    const current = 'eyJ0eXAiOiJKV1QifQ.renewed-later-on.cccc2222dddd'
+    mask('client-secret-4f9a2c')
+    mask(earlier)
+    mask(current)
+    for (const text of ['x client-secret-4f9a2c x', Buffer.from(earlier).toString('base64'), current]) {
+      expect(holdsSecret(text)).toBe(true)
+      expect(holdsSecret(text, current)).toBe(true)
+    }
+    expect(holdsOnly(`said ${earlier}`, current)).toBe(false)
+    expect(holdsOnly(`said ${current}`, current)).toBe(true)
+    expect(holdsSecret('client-secr', current)).toBe(false)
+  })
+})
+
+describe('secretPath', () => {
+  captureStdout()
+
+  it('names where in a JSON value a secret stands, registered or given, and never quotes it', () => {
+    mask('registered-secret-77')
+    const value = { targets: [{ id: 'a' }, { id: 'b', owner: { 'note <b>': 'x registered-secret-77' } }] }
+    expect(secretPath(value.targets, 'targets')).toBe('targets[1].owner.note <b>')
+    expect(secretPath([{ n: 'the given-token-0123' }], 'list', 'given-token-0123')).toBe('list[0].n')
+    expect(secretPath({ key: 'nothing' }, 'v', 'given-token-0123')).toBeUndefined()
+    expect(secretPath({ 'registered-secret-77': 'plain' }, 'v')).toBeUndefined()
   })
 })
