@@ -6,17 +6,23 @@ import { secretSpans, withoutSpans } from './redact/views.js'
 // XML-escaped; a server may echo it in forms the runner does not hide (hex, base64url, …), so those
 // are registered too. redact() does not list forms: it decodes what it reads (src/redact/views.ts).
 const fragments = new Fragments()
+/** The values given to fragments: a secret among them needs no search of its own. */
+const added = new Set<string>()
+function addFragments(value: string): void {
+  fragments.add(value)
+  added.add(value)
+}
 
 /** Registers a secret, and the forms of it a server may echo, with the runner and with redact(). */
 export function mask(value: string): void {
   if (value.trim() === '') return
   register(value)
-  fragments.add(value)
+  addFragments(value)
   // A log line can hold part of a multi-line secret: mask each line on its own too.
   for (const line of value.split(/\r?\n/)) {
     if (line !== value && line.trim().length >= 4) {
       register(line)
-      fragments.add(line)
+      addFragments(line)
     }
   }
   const forms = echoedForms(value)
@@ -41,7 +47,7 @@ export function maskPrivateKey(pem: string): void {
     .split(/\r?\n/)
     .map(line => line.trim())
     .filter(line => !line.startsWith('-----') && line.length >= 4)
-  fragments.add(lines.join('\n'))
+  addFragments(lines.join('\n'))
   for (const line of lines) mask(line)
 }
 
@@ -114,20 +120,40 @@ export function redact(text: string): string {
   return secretSpans(out, fragments, true).length > 0 ? WITHHELD : out
 }
 
-/** Whether `text` holds a secret in any form redact() finds: any registered one, or `secret` only. */
-export function holdsSecret(text: string, secret?: string): boolean {
-  let known = fragments
-  if (secret !== undefined) {
-    // The listing asks of every page with the same token: its forms are made once.
-    if (lastAsked?.secret !== secret) {
-      lastAsked = { secret, fragments: new Fragments() }
-      lastAsked.fragments.add(secret)
-    }
-    known = lastAsked.fragments
+/**
+ * Whether `text` holds a secret in any form redact() finds: any registered one (the client secret,
+ * the Basic pair, a private key's lines, an assertion, every token so far), and `also` (the bearer
+ * token a request sends) even if it was never registered. One pass when `also` is registered.
+ */
+export function holdsSecret(text: string, also?: string): boolean {
+  if (!fragments.empty && secretSpans(text, fragments, true).length > 0) return true
+  return also !== undefined && !added.has(also) && holdsOnly(text, also)
+}
+
+/** Whether `text` holds `secret` itself in any form redact() finds, registered or not. */
+export function holdsOnly(text: string, secret: string): boolean {
+  // A caller asks of many texts with the same secret: its forms are made once.
+  if (lastAsked?.secret !== secret) {
+    lastAsked = { secret, fragments: new Fragments() }
+    lastAsked.fragments.add(secret)
   }
-  return !known.empty && secretSpans(text, known, true).length > 0
+  return !lastAsked.fragments.empty && secretSpans(text, lastAsked.fragments, true).length > 0
 }
 let lastAsked: { readonly secret: string; readonly fragments: Fragments } | undefined
+
+/**
+ * Where in `value` (a parsed JSON text named `name`) a secret stands, as holdsSecret() finds it: a
+ * path such as "targets[3].owner.note", or undefined. Keys are quoted redacted and cut.
+ */
+export function secretPath(value: unknown, name: string, also?: string): string | undefined {
+  if (typeof value === 'string') return holdsSecret(value, also) ? name : undefined
+  if (!value || typeof value !== 'object') return undefined
+  for (const [key, child] of Object.entries(value)) {
+    const found = secretPath(child, Array.isArray(value) ? `${name}[${key}]` : `${name}.${excerpt(key, 40)}`, also)
+    if (found) return found
+  }
+  return undefined
+}
 
 /**
  * How much more than it shows a caller should keep of a text it will cut: room past the cut for a

@@ -1,12 +1,14 @@
 import {
   echoedForms,
   excerpt,
+  holdsOnly,
   holdsSecret,
   mask,
   maskPrivateKey,
   REDACT_MARGIN_CHARS,
   redact,
-  redactThenCut
+  redactThenCut,
+  secretPath
 } from '../src/secrets.js'
 import { captureStdout } from './helpers.js'
 
@@ -170,6 +172,9 @@ describe('redaction through normalising views', () => {
     ['percent-encoded twice', encodeURIComponent(encodeURIComponent(SECRET))],
     ['in lower-case hex', Buffer.from(SECRET).toString('hex')],
     ['in upper-case hex', Buffer.from(SECRET).toString('hex').toUpperCase()],
+    ['in hex with a space between bytes', spacedHex(SECRET, ' ')],
+    ['in upper-case hex with a colon between bytes', spacedHex(SECRET, ':').toUpperCase()],
+    ['in hex with a dash between bytes', spacedHex(SECRET, '-')],
     // Hex is matched in every view, as the other forms are: here its digits \u-escaped.
     [
       'in hex, each digit \\u-escaped',
@@ -213,9 +218,12 @@ describe('redaction through normalising views', () => {
     ['percent-encoded', encodeURIComponent(fragment)],
     ['base64', Buffer.from(`..${fragment}..`).toString('base64')],
     ['in lower-case hex', Buffer.from(fragment).toString('hex')],
-    ['in upper-case hex', Buffer.from(fragment).toString('hex').toUpperCase()]
+    ['in upper-case hex', Buffer.from(fragment).toString('hex').toUpperCase()],
+    ['in hex with a space between bytes', spacedHex(fragment, ' ')],
+    ['in upper-case hex with a colon between bytes', spacedHex(fragment, ':').toUpperCase()]
   ])('withholds a run of 12 characters of the secret %s', (_form, echoed) => {
-    expect(redact(`said: ${echoed}!`)).toMatch(/^said: [A-Za-z0-9+/]*\*\*\*[A-Za-z0-9+/=]*!$/)
+    // A separator before the run is the form's own: it goes with it.
+    expect(redact(`said: ${echoed}!`)).toMatch(/^said: ?[A-Za-z0-9+/]*\*\*\*[A-Za-z0-9+/=]*!$/)
   })
 
   it('keeps a run of 11 characters, and text that merely looks encoded', () => {
@@ -226,6 +234,8 @@ describe('redaction through normalising views', () => {
       encodeURIComponent(eleven),
       hex,
       hex.toUpperCase(),
+      spacedHex(eleven, ' '),
+      spacedHex(eleven, ':').toUpperCase(),
       '100% &amp; \\u0041 &#39; QUJDREVGR0hJSktMTU5PUA=='
     ]) {
       expect(redact(text)).toBe(text)
@@ -253,6 +263,11 @@ describe('redaction through normalising views', () => {
     expect(holdsSecret(Buffer.from(SECRET.slice(-14)).toString('base64url'))).toBe(true)
   })
 })
+
+/** The UTF-8 bytes of `text` in hex, with `separator` between bytes. */
+function spacedHex(text: string, separator: string): string {
+  return (Buffer.from(text).toString('hex').match(/../g) ?? []).join(separator)
+}
 
 describe('maskPrivateKey', () => {
   const written = captureStdout()
@@ -360,5 +375,33 @@ describe('holdsSecret', () => {
     expect(holdsSecret(`x${Buffer.from(token).toString('hex').toUpperCase()}x`, token)).toBe(true)
     expect(holdsSecret('nothing here', token)).toBe(false)
     expect(redact(token)).toBe(token)
+  })
+
+  it('finds every registered secret, whichever is given, and tells the given one apart', () => {
+    const earlier = 'eyJ0eXAiOiJKV1QifQ.first-one-issued.aaaa1111bbbb'
+    const current = 'eyJ0eXAiOiJKV1QifQ.renewed-later-on.cccc2222dddd'
+    mask('client-secret-4f9a2c')
+    mask(earlier)
+    mask(current)
+    for (const text of ['x client-secret-4f9a2c x', Buffer.from(earlier).toString('base64'), current]) {
+      expect(holdsSecret(text)).toBe(true)
+      expect(holdsSecret(text, current)).toBe(true)
+    }
+    expect(holdsOnly(`said ${earlier}`, current)).toBe(false)
+    expect(holdsOnly(`said ${current}`, current)).toBe(true)
+    expect(holdsSecret('client-secr', current)).toBe(false)
+  })
+})
+
+describe('secretPath', () => {
+  captureStdout()
+
+  it('names where in a JSON value a secret stands, registered or given, and never quotes it', () => {
+    mask('registered-secret-77')
+    const value = { targets: [{ id: 'a' }, { id: 'b', owner: { 'note <b>': 'x registered-secret-77' } }] }
+    expect(secretPath(value.targets, 'targets')).toBe('targets[1].owner.note <b>')
+    expect(secretPath([{ n: 'the given-token-0123' }], 'list', 'given-token-0123')).toBe('list[0].n')
+    expect(secretPath({ key: 'nothing' }, 'v', 'given-token-0123')).toBeUndefined()
+    expect(secretPath({ 'registered-secret-77': 'plain' }, 'v')).toBeUndefined()
   })
 })

@@ -1,4 +1,5 @@
 import { KeyObject, randomBytes, sign } from 'node:crypto'
+import { mask } from '../secrets.js'
 import { ClientAuth, originAndPath } from './credentials.js'
 
 export type AssertionAlgorithm = 'RS256' | 'ES256'
@@ -19,11 +20,13 @@ export function privateKeyJwt(key: AssertionKey): ClientAuth {
     method: 'private-key-jwt',
     proof: async (clientId, tokenEndpoint) => ({
       headers: {},
-      fields: nowMs => ({
-        client_id: clientId,
-        client_assertion_type: ASSERTION_TYPE,
-        client_assertion: signAssertion(key, clientId, originAndPath(tokenEndpoint), nowMs)
-      })
+      fields: nowMs => {
+        // It proves the client to whoever holds it until it expires: masked before it is sent, so
+        // that an identity provider's error that echoes the request shows it as ***.
+        const assertion = signAssertion(key, clientId, originAndPath(tokenEndpoint), nowMs)
+        mask(assertion)
+        return { client_id: clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: assertion }
+      }
     }),
     keyMaterial: () => key.privateKey.export({ type: 'pkcs8', format: 'der' }),
     bound: { algorithm: key.algorithm, keyId: key.keyId, method: 'private-key-jwt' },

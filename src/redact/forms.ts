@@ -19,6 +19,18 @@ export function hexForms(secret: string): string[] {
 }
 
 /**
+ * The secret's UTF-8 bytes in hex with one separator between bytes, as a byte dump, a certificate
+ * fingerprint or Python's bytes.hex(' ') writes them: a space, a colon or a dash; lower and upper case.
+ */
+export function spacedHexForms(secret: string): string[] {
+  const pairs = Buffer.from(secret, 'utf8').toString('hex').match(/../g) ?? []
+  return [' ', ':', '-'].flatMap(separator => {
+    const hex = pairs.join(separator)
+    return [hex, hex.toUpperCase()]
+  })
+}
+
+/**
  * The characters of the secret's base64 (and of its form encoding's: HTTP Basic credentials) that
  * its bytes alone decide, at byte offsets 0, 1 and 2: in base64 and in base64url.
  */

@@ -1,4 +1,5 @@
-import { base64Forms, hexForms, textForms } from './forms.js'
+import { BLOCK, FILTER_BITS, grown, hashAt, sameBlock, widened } from './blocks.js'
+import { base64Forms, hexForms, spacedHexForms, textForms } from './forms.js'
 
 /** The shortest run of a secret's characters that is withheld; a shorter secret is withheld whole. */
 export const MIN_RUN = 12
@@ -6,8 +7,8 @@ export const MIN_RUN = 12
 export const MIN_SECRET = 4
 /** Base64 characters that can only come from 12 bytes of a secret, at any byte offset of a blob. */
 const MIN_BASE64_RUN = Math.ceil((MIN_RUN * 8) / 6) - 1
-/** Hex digits of 12 bytes of a secret: two a byte, aligned in any blob. */
-const MIN_HEX_RUN = 2 * MIN_RUN
+/** Hex digits of 12 bytes of a secret: two a byte, aligned in any blob; with separators, 11 more. */
+const [MIN_HEX_RUN, MIN_SPACED] = [2 * MIN_RUN, 3 * MIN_RUN - 1]
 
 // Any run of 12 or more characters holds a 3-character block that starts at a multiple of 10: a
 // text is looked up every 10 characters only, and a block with a character no form has (a quote, a
@@ -15,26 +16,28 @@ const MIN_HEX_RUN = 2 * MIN_RUN
 // a bitmap of hashes, and only then in the table of every 3-character block of every form of every
 // secret. Every page of a listing is searched: this is a third of the cost of 6-blocks.
 //
+// A form whose runs are longer (hex: 24, with separators: 35) is looked up every 20 or 30 only, in
+// a bitmap and chains of its own: target ids' digits are blocks of a long key's hex, and a page paid
+// for each of them five times over.
 // The table is typed arrays (chains of places by the block's hash), not a map of strings: a step
 // adds a few secrets of 20-odd forms each as it starts, and a map of 3-character strings to arrays
 // was a quarter of a megabyte of young objects, enough to cost the step a garbage collection.
-const BLOCK = 3
 const STRIDE = 10
-const BASE64_CHAR = /^[A-Za-z0-9+/_-]$/
-const BASE64_END = /^[A-Za-z0-9+/_-]?=?=?/
 const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
-const FILTER_BITS = 20
 /** A text this long is searched with find()'s matching path run first (runMatch). */
 export const LONG_TEXT = 8 * 1024
 /** The chains' heads: by the block hash's low bits. */
 const HEAD_BITS = 12
+/** Strides of STRIDE, 2 STRIDE and 3 STRIDE: each with its bitmap and chains. */
+const [STRIDES, FILTER_WORDS] = [3, 1 << (FILTER_BITS - 5)]
 
 /**
  * Every secret the action knows, as the blocks of its forms: the secret; with each space as + (form
  * encoding); its UTF-8 bytes one character each (what percent-encoding decodes to); its UTF-8 bytes
- * in hex, lower and upper case; and its base64 and base64url at each of the three byte offsets it
- * can have in a longer blob, without the edge characters that depend on the bytes around it. Base64
- * and hex are matched as they are written, not decoded: a text is not scanned for what may be either.
+ * in hex, lower and upper case, bare and with a space, a colon or a dash between bytes; and its
+ * base64 and base64url at each of the three byte offsets it can have in a longer blob, without the
+ * edge characters that depend on the bytes around it. Base64 and hex are matched as they are
+ * written, not decoded: a text is not scanned for what may be either.
  */
 export class Fragments {
   private readonly forms: string[] = []
@@ -52,9 +55,9 @@ export class Fragments {
   private placeNext = new Int32Array(1024)
   private places = 0
   /** Each chain's first and last place (+1; 0 for none): places are walked in the order added. */
-  private readonly heads = new Int32Array(1 << HEAD_BITS)
-  private readonly tails = new Int32Array(1 << HEAD_BITS)
-  private readonly filter = new Uint32Array(1 << (FILTER_BITS - 5))
+  private readonly heads = new Int32Array(STRIDES << HEAD_BITS)
+  private readonly tails = new Int32Array(STRIDES << HEAD_BITS)
+  private readonly filter = new Uint32Array(STRIDES * FILTER_WORDS)
   /** The ASCII characters of the forms looked up by block (any other character may be in one). */
   private readonly ascii = new Uint8Array(128)
   /** Whether find()'s matching path has run on this table's own forms (runMatch). */
@@ -77,6 +80,7 @@ export class Fragments {
     const header = JWT_HEADER.exec(secret)?.[0].length ?? 0
     for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false, header)
     for (const form of hexForms(secret)) this.addForm(form, whole ? form.length : MIN_HEX_RUN, false, 2 * header)
+    for (const form of spacedHexForms(secret)) this.addForm(form, whole ? form.length : MIN_SPACED, false, 3 * header)
     for (const form of base64Forms(secret)) {
       if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true, 0)
     }
@@ -108,12 +112,14 @@ export class Fragments {
       this.placeNext = grown(this.placeNext)
     }
     const { filter, heads, tails, placeForm, placeAt, placeNext } = this
+    // Every run of minRun holds a block at a multiple of the stride: it is looked up there only.
+    const stride = Math.min(STRIDES, Math.floor((minRun - BLOCK + 1) / STRIDE)) - 1
     for (let p = first, place = this.places; p < first + count; p++, place++) {
       // hashAt's hash, written out.
       let h = (Math.imul(Math.imul(form.charCodeAt(p), 31) + form.charCodeAt(p + 1), 31) + form.charCodeAt(p + 2)) | 0
       h = (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
-      filter[h >>> 5] |= 1 << (h & 31)
-      const chain = h & ((1 << HEAD_BITS) - 1)
+      filter[stride * FILTER_WORDS + (h >>> 5)] |= 1 << (h & 31)
+      const chain = (stride << HEAD_BITS) + (h & ((1 << HEAD_BITS) - 1))
       placeForm[place] = index
       placeAt[place] = p
       const tail = tails[chain]
@@ -167,7 +173,11 @@ export class Fragments {
       }
       if (k < BLOCK) continue
       h = (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
-      if ((this.filter[h >>> 5] & (1 << (h & 31))) !== 0) return j
+      const word = h >>> 5
+      const bit = 1 << (h & 31)
+      if ((this.filter[word] & bit) !== 0) return j
+      if (j % (2 * STRIDE) === 0 && (this.filter[FILTER_WORDS + word] & bit) !== 0) return j
+      if (j % (3 * STRIDE) === 0 && (this.filter[2 * FILTER_WORDS + word] & bit) !== 0) return j
     }
     return -1
   }
@@ -177,16 +187,19 @@ export class Fragments {
    * when none does), or -1 when `first` is set and one was found.
    */
   private runsAt(text: string, j: number, spans: number[], first: boolean): number {
-    const h = hashAt(text, j)
+    const chain = hashAt(text, j) & ((1 << HEAD_BITS) - 1)
     let end = 0
-    for (let place = this.heads[h & ((1 << HEAD_BITS) - 1)]; place > 0; place = this.placeNext[place - 1]) {
-      const index = this.placeForm[place - 1]
-      const p = this.placeAt[place - 1]
-      if (!sameBlock(text, j, this.forms[index], p)) continue
-      const stop = this.runAt(text, j, index, p, spans)
-      if (stop === 0) continue
-      if (first) return -1
-      end = Math.max(end, stop)
+    for (let stride = 0; stride < STRIDES; stride++) {
+      if (j % ((stride + 1) * STRIDE) !== 0) continue
+      for (let place = this.heads[(stride << HEAD_BITS) + chain]; place > 0; place = this.placeNext[place - 1]) {
+        const index = this.placeForm[place - 1]
+        const p = this.placeAt[place - 1]
+        if (!sameBlock(text, j, this.forms[index], p)) continue
+        const stop = this.runAt(text, j, index, p, spans)
+        if (stop === 0) continue
+        if (first) return -1
+        end = Math.max(end, stop)
+      }
     }
     return end
   }
@@ -227,30 +240,4 @@ export class Fragments {
       if (index >= 0) this.find(this.forms[index], [])
     }
   }
-}
-
-/**
- * Appends a base64 run as its span: where the run reaches an edge of the form, with the character
- * beside it (mixed from the secret's bytes and its neighbour's) and the padding after the end.
- */
-function widened(text: string, start: number, stop: number, head: boolean, tail: boolean, spans: number[]): void {
-  const from = head && BASE64_CHAR.test(text.charAt(start - 1)) ? start - 1 : start
-  spans.push(from, tail ? BASE64_END.exec(text.slice(stop, stop + 3))![0].length + stop : stop)
-}
-
-function sameBlock(text: string, j: number, form: string, p: number): boolean {
-  for (let k = 0; k < BLOCK; k++) if (text.charCodeAt(j + k) !== form.charCodeAt(p + k)) return false
-  return true
-}
-
-function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const larger = new Int32Array(2 * array.length)
-  larger.set(array)
-  return larger
-}
-
-function hashAt(text: string, at: number): number {
-  let h = 0
-  for (let k = 0; k < BLOCK; k++) h = (Math.imul(h, 31) + text.charCodeAt(at + k)) | 0
-  return (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
 }

@@ -4,6 +4,7 @@ import { Token } from '../auth/token.js'
 import { messageOf } from '../errors.js'
 import { formatBytes, isoSeconds } from '../format.js'
 import { randomHex } from '../random.js'
+import { redact } from '../secrets.js'
 import { RoutineResult } from '../routine/routine.js'
 import { Outcome } from '../routine/lines.js'
 import type { MergedReport } from './merge.js'
@@ -53,7 +54,9 @@ export function publish({
     'token-source': token.source,
     'expires-in': token.expiresInSeconds === undefined ? '' : String(token.expiresInSeconds),
     'expires-at': token.expiresAtMs === undefined ? '' : isoSeconds(token.expiresAtMs),
-    scope: token.scope ?? '',
+    // The only one of them a server writes as it likes (an identity provider, or one before it for a
+    // sealed token): it may echo what it was sent, and is not a secret the runner hides.
+    scope: redact(token.scope ?? ''),
     'sealed-token': sealed ?? ''
   }
   if (targets) Object.assign(outputs, targetOutputs(targets, targetsOutput))

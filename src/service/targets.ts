@@ -2,7 +2,7 @@ import { Bearer } from '../auth/bearer.js'
 import { Transport } from '../http/client.js'
 import { Measured, parseMeasured } from '../json.js'
 import { listText } from './list-text.js'
-import { excerpt, holdsSecret } from '../secrets.js'
+import { excerpt, holdsOnly, holdsSecret, secretPath } from '../secrets.js'
 import { joinPath } from '../url.js'
 import { OperationError, perform, ResponseError } from '../http/operation.js'
 
@@ -45,14 +45,11 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
       advice: status => adviceFor(status, options.baseUrl, url),
       parse: res => {
         const text = res.body.toString('utf8')
-        // The token echoed into target data, in any form redaction finds (raw, escaped, base64,
-        // base64url, 12 characters of it), would be written to targets and targets-file.
-        if (holdsSecret(text, token)) {
-          throw new ResponseError(
-            `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, token)}; ` +
-              'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
-          )
-        }
+        // A secret of the step echoed into target data, in any form redaction finds (raw, escaped,
+        // base64, hex, 12 characters of it), would be written to targets and targets-file: the
+        // token of this page, and every other one registered (the client secret, the Basic pair, a
+        // private key's lines, a client assertion, the GitHub ID token, a token before a renewal).
+        if (holdsSecret(text, token)) throw echoed(text, token)
         const body = parseTargetsBody(text)
         const next = nextFromLinkHeader(headerText(res.headers.link)) ?? body.next
         return { targets: body.targets, json: body.json, next }
@@ -101,19 +98,16 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
   return total
 }
 
-/** Where in the targets a secret stands, as a path: " at targets[3].owner.note". */
-function secretPath(targets: unknown[], secret: string): string {
-  const walk = (value: unknown, path: string): string | undefined => {
-    if (typeof value === 'string') return holdsSecret(value, secret) ? path : undefined
-    if (!value || typeof value !== 'object') return undefined
-    for (const [key, child] of Object.entries(value)) {
-      const found = walk(child, Array.isArray(value) ? `${path}[${key}]` : `${path}.${excerpt(key, 40)}`)
-      if (found) return found
-    }
-    return undefined
-  }
-  const path = walk(targets, 'targets')
-  return path ? ` at ${path}` : ''
+/** The failure of a page that holds a secret: which secret it is and where, never its text. */
+function echoed(text: string, token: string): ResponseError {
+  const what = holdsOnly(text, token)
+    ? 'the bearer token'
+    : 'a secret of this step other than its bearer token (the client secret or private key, a client assertion, an ID token, an earlier token)'
+  const path = secretPath(parseTargetsBody(text).targets, 'targets', token)
+  return new ResponseError(
+    `the service's response holds ${what}${path ? ` at ${path}` : ''}; it is never written to targets or ` +
+      'targets-file. Ask the service operator why it echoes credentials.'
+  )
 }
 
 /**

@@ -5,6 +5,8 @@ import {
   privateKeyJwt,
   signAssertion
 } from '../../src/auth/private-key-jwt.js'
+import { excerpt, redact } from '../../src/secrets.js'
+import { captureStdout } from '../helpers.js'
 
 const decode = (segment: string) => JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
 
@@ -44,6 +46,7 @@ describe('signAssertion', () => {
 })
 
 describe('privateKeyJwt', () => {
+  const written = captureStdout()
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
   const auth = privateKeyJwt({ privateKey, algorithm: 'ES256', keyId: 'k-9' })
 
@@ -56,6 +59,15 @@ describe('privateKeyJwt', () => {
     expect(a.client_assertion_type).toBe(ASSERTION_TYPE)
     expect(decode(a.client_assertion.split('.')[1]).aud).toBe('https://idp.test/oauth2/token')
     expect(a.client_assertion).not.toBe(b.client_assertion)
+  })
+
+  it('masks each assertion before it is sent, so that an echo of it is redacted', async () => {
+    const proof = await auth.proof('client-1', new URL('https://idp.test/token'))
+    const { client_assertion: assertion } = proof.fields(Date.now())
+    expect(written).toContain(`::add-mask::${assertion}\n`)
+    const echoed = `invalid_client: the assertion ${assertion} has expired`
+    expect(redact(echoed)).toBe('invalid_client: the assertion *** has expired')
+    expect(excerpt(JSON.stringify({ error_description: assertion }))).toBe('{"error_description":"***"}')
   })
 
   it('seals with the PKCS#8 form of the key, and binds the algorithm and key id', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { base64Forms, hexForms, textForms } from '../../src/redact/forms.js'
+import { base64Forms, hexForms, spacedHexForms, textForms } from '../../src/redact/forms.js'
 
 describe('textForms', () => {
   it('is the secret, with + for each space, and its UTF-8 bytes one character each', () => {
@@ -15,6 +15,13 @@ describe('hexForms', () => {
   it("is the secret's UTF-8 bytes in hex, lower case and upper case", () => {
     expect(hexForms('Ab~')).toEqual(['41627e', '41627E'])
     expect(hexForms('é')).toEqual(['c3a9', 'C3A9'])
+  })
+})
+
+describe('spacedHexForms', () => {
+  it("is the secret's UTF-8 bytes in hex with a space, a colon or a dash between bytes, each in both cases", () => {
+    expect(spacedHexForms('Ab~')).toEqual(['41 62 7e', '41 62 7E', '41:62:7e', '41:62:7E', '41-62-7e', '41-62-7E'])
+    expect(spacedHexForms('é')).toEqual(['c3 a9', 'C3 A9', 'c3:a9', 'C3:A9', 'c3-a9', 'C3-A9'])
   })
 })
 

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals'
 import { Fragments, LONG_TEXT } from '../../src/redact/fragments.js'
-import { base64Forms, hexForms, textForms } from '../../src/redact/forms.js'
+import { base64Forms, hexForms, spacedHexForms, textForms } from '../../src/redact/forms.js'
 
 const SECRET = 'Zq8!mW2#pL5@vN9$'
 
@@ -26,7 +26,7 @@ function rawSpans(text: string, first: boolean, ...secrets: string[]): number[] 
 describe('Fragments', () => {
   it('finds a run of 12 characters at any place of the text, and not one of 11', () => {
     // The text is looked up every 10 characters: every offset from one place looked up to the next.
-    for (let pad = 0; pad < 20; pad++) {
+    for (let pad = 0; pad < 31; pad++) {
       const text = `${'.'.repeat(pad)}<${SECRET.slice(3, 15)}>`
       expect(spansIn(text, SECRET)).toEqual([SECRET.slice(3, 15)])
       expect(spansIn(`${'.'.repeat(pad)}<${SECRET.slice(3, 14)}>`, SECRET)).toEqual([])
@@ -120,14 +120,22 @@ describe('Fragments', () => {
       [...new Set(forms)].reduce((sum, form) => sum + form.length - 2 - skip, 0)
     const plain = new Fragments()
     plain.add(SECRET)
-    expect(plain.blocks).toBe(blocksOf(textForms(SECRET)) + blocksOf(hexForms(SECRET)) + blocksOf(base64Forms(SECRET)))
+    expect(plain.blocks).toBe(
+      blocksOf(textForms(SECRET)) +
+        blocksOf(hexForms(SECRET)) +
+        blocksOf(spacedHexForms(SECRET)) +
+        blocksOf(base64Forms(SECRET))
+    )
     const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
     const header = jwt.indexOf('.') + 1
     const token = new Fragments()
     token.add(jwt)
     // The header's blocks are left out, but for the last two that end past it.
     expect(token.blocks).toBe(
-      blocksOf(textForms(jwt), header - 2) + blocksOf(hexForms(jwt), 2 * header - 2) + blocksOf(base64Forms(jwt))
+      blocksOf(textForms(jwt), header - 2) +
+        blocksOf(hexForms(jwt), 2 * header - 2) +
+        blocksOf(spacedHexForms(jwt), 3 * header - 2) +
+        blocksOf(base64Forms(jwt))
     )
   })
 
@@ -252,11 +260,40 @@ describe('Fragments', () => {
 
   it.each(['hex', 'HEX'])('finds 12 bytes of a secret in %s at any place of the text, and not 11', hexCase => {
     const hex = (text: string) => Buffer.from(text).toString('hex')[hexCase === 'hex' ? 'toLowerCase' : 'toUpperCase']()
-    for (let pad = 0; pad < 20; pad++) {
+    for (let pad = 0; pad < 31; pad++) {
       const twelve = hex(SECRET.slice(3, 15))
       expect(spansIn(`${'.'.repeat(pad)}<${twelve}>`, SECRET)).toEqual([twelve])
       expect(spansIn(`${'.'.repeat(pad)}<${hex(SECRET.slice(3, 14))}>`, SECRET)).toEqual([])
     }
+  })
+
+  // A byte dump (od -An -tx1), a fingerprint (aa:bb:…), Python's bytes.hex('-'): one separator a byte.
+  it.each([' ', ':', '-'].flatMap(separator => [[separator, 'lower'] as const, [separator, 'upper'] as const]))(
+    'finds 12 bytes of a secret in hex split by "%s", %s case, at any place of the text, and not 11',
+    (separator, hexCase) => {
+      const spaced = (text: string) => {
+        const hex = (Buffer.from(text).toString('hex').match(/../g) ?? []).join(separator)
+        return hexCase === 'lower' ? hex : hex.toUpperCase()
+      }
+      for (let pad = 0; pad < 31; pad++) {
+        const twelve = spaced(SECRET.slice(3, 15))
+        expect(twelve).toHaveLength(35)
+        expect(spansIn(`${'.'.repeat(pad)}<${twelve}>`, SECRET)).toEqual([twelve])
+        expect(spansIn(`${'.'.repeat(pad)}<${spaced(SECRET.slice(3, 14))}>`, SECRET)).toEqual([])
+      }
+      // Inside a longer dump: the secret's bytes, and none of those around them.
+      const dump = spaced(`\u0000${SECRET}z`)
+      expect(spansIn(dump, SECRET)).toEqual([spaced(SECRET)])
+      // A short secret, whole only.
+      expect(spansIn(`x ${spaced('k3y!')} x`, 'k3y!')).toEqual([spaced('k3y!')])
+      expect(spansIn(`x ${spaced('k3y')} x`, 'k3y!')).toEqual([])
+    }
+  )
+
+  it('does not take hex with two separators between bytes, or with mixed separators, as a form', () => {
+    const pairs = Buffer.from(SECRET).toString('hex').match(/../g) ?? []
+    expect(spansIn(pairs.join('  '), SECRET)).toEqual([])
+    expect(spansIn(pairs.map((pair, k) => (k % 2 ? `${pair}:` : `${pair} `)).join(''), SECRET)).toEqual([])
   })
 
   it('finds the hex of a secret inside a longer hex blob, and nothing of the bytes around it', () => {
@@ -290,6 +327,15 @@ describe('Fragments', () => {
     expect(spansIn(hex(`${header}eyJzdWIiOiJi.`).toUpperCase(), jwt)).toEqual([
       hex(`${header}eyJzdWIiOiJi`).toUpperCase()
     ])
+  })
+
+  it("takes no spaced hex run inside a JWT's header for the token, and one of 12 bytes past it", () => {
+    const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
+    const header = jwt.slice(0, jwt.indexOf('.') + 1)
+    const spaced = (text: string) => (Buffer.from(text).toString('hex').match(/../g) ?? []).join(' ')
+    expect(spansIn(spaced(`${header}eyJzdWIiOiJ0aGVtIn0.eA`), jwt)).toEqual([]) // 11 past the header
+    // The separator after the run is the form's own (the next byte differs): it goes with the run.
+    expect(spansIn(spaced(`${header}eyJzdWIiOiJi.`), jwt)).toEqual([`${spaced(`${header}eyJzdWIiOiJi`)} `])
   })
 
   it('runs its matching path on its own forms once, before the first long text it searches', () => {

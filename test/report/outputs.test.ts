@@ -8,6 +8,7 @@ import { RoutineResult } from '../../src/routine/routine.js'
 import { Listing, MAX_OUTPUT_BYTES } from '../../src/targets/file.js'
 import { Token } from '../../src/auth/token.js'
 import { captureStdout, readFileCommands } from '../helpers.js'
+import { mask } from '../../src/secrets.js'
 
 const token: Token = {
   accessToken: 'header.payload.sig',
@@ -190,6 +191,26 @@ describe('publish', () => {
     publish({ token: { ...token, scope: 'a\nEOF\ninjected<<EOF\nx' }, sealed })
     expect(outputs().scope).toBe('a\nEOF\ninjected<<EOF\nx')
     expect(outputs().injected).toBeUndefined()
+  })
+})
+
+describe('publish, for a scope that echoes secrets', () => {
+  it('sets scope redacted, and every output of a fixed form as it is', () => {
+    const secret = 'Qx8~Lm2.Zp_Vb7-Kd9~Rt4.Wn6_Hs1-Jf3~Gc5.Ya0'
+    const accessToken = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJib3RAY2xpZW50cyJ9.c2lnbmF0dXJlLXNlY3JldC1wYXJ0'
+    mask(secret)
+    mask(accessToken)
+    const scope = `read:targets echo=${secret} tok=${accessToken} hex=${Buffer.from(secret).toString('hex')}`
+    publish({ token: { ...token, accessToken, scope }, sealed })
+    expect(outputs()).toEqual({
+      token: accessToken,
+      'token-type': 'Bearer',
+      'token-source': 'exchange',
+      'expires-in': '86400',
+      'expires-at': '2026-11-23T06:00:00Z',
+      scope: 'read:targets echo=*** tok=*** hex=***',
+      'sealed-token': 'm2m2.sealed'
+    })
   })
 })
 

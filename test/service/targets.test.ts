@@ -3,7 +3,8 @@ import { Bearer } from '../../src/auth/bearer.js'
 import { linkKey, listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/http/operation.js'
 import type { HttpResponse, Transport } from '../../src/http/client.js'
-import { recordingHttp } from '../helpers.js'
+import { captureStdout, recordingHttp } from '../helpers.js'
+import { mask, maskPrivateKey } from '../../src/secrets.js'
 import { useNock } from '../nock.js'
 
 /** A bearer that never renews: the token as given. */
@@ -350,6 +351,75 @@ describe('a token echoed into target data in another form', () => {
   it('lists a target that holds another token of the same issuer: the header is no part of the secret', async () => {
     const other = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJvdGhlciJ9.YW5vdGhlciBvbmU' // {"sub":" alike
     await expect(listWith([{ id: 'a', note: other }])).resolves.toBe(1)
+  })
+})
+
+describe('another secret of the step echoed into target data', () => {
+  captureStdout() // mask() writes ::add-mask:: lines
+  const clientSecret = 'Qx8~Lm2.Zp_Vb7-Kd9~Rt4.Wn6_Hs1-Jf3~Gc5.Ya0'
+  const keyLine = 'MHcCAQEEIGx9v3bZ0kq8NfR2pT7sW1yU4oA6cE5dH9jL3mQ0nB8xoAoGCCqGSM49'
+  const oidc = 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImdoIn0.eyJzdWIiOiJyZXBvOm8vcjpyZWY6cmVmcy9oZWFkcy9tYWluIn0.Z2l0aHViLW9pZGM'
+  const earlier = 'eyJhbGciOiJSUzI1NiJ9.eyJqdGkiOiJmaXJzdC1vZi10d28ifQ.Zmlyc3QtdG9rZW4tc2lnbmF0dXJl'
+  const current = 'eyJhbGciOiJSUzI1NiJ9.eyJuIjoyLCJzdWIiOiJyb2JvdCJ9.c2Vjb25kLXRva2VuLXNpZ25hdHVyZQ'
+  const listWith = (targets: unknown[]) => {
+    nock('https://api.service.test').get('/v1/targets').reply(200, targets)
+    const { http } = recordingHttp({ maxAttempts: 1 })
+    const got: unknown[] = []
+    const listed = listTargets(http, {
+      baseUrl: new URL('https://api.service.test'),
+      bearer: fixed(current),
+      maxPages: 1,
+      onTargets: t => got.push(...t)
+    })
+    return listed.then(
+      count => ({ count, error: undefined as string | undefined, got }),
+      (err: Error) => ({ count: undefined, error: err.message, got })
+    )
+  }
+  beforeEach(() => {
+    mask(clientSecret)
+    mask(Buffer.from(`client-abc:${clientSecret}`).toString('base64'))
+    maskPrivateKey(`-----BEGIN EC PRIVATE KEY-----\n${keyLine}\n-----END EC PRIVATE KEY-----\n`)
+    mask(oidc)
+    mask(earlier)
+    mask(current)
+  })
+
+  it.each([
+    ['the client secret', clientSecret],
+    ['the client secret in base64', Buffer.from(`x${clientSecret}`).toString('base64')],
+    ['the client secret in hex', Buffer.from(clientSecret).toString('hex')],
+    ['the client secret in hex with spaces', (Buffer.from(clientSecret).toString('hex').match(/../g) ?? []).join(' ')],
+    ['the Basic pair', `Basic ${Buffer.from(`client-abc:${clientSecret}`).toString('base64')}`],
+    ["a private key's line", keyLine],
+    ['the GitHub ID token', oidc],
+    ['a token before a renewal', earlier],
+    ['12 characters of a token before a renewal', earlier.slice(40, 52)]
+  ])(
+    'fails the listing on %s, naming where it stands but not what it is, and hands no target on',
+    async (_what, echoed) => {
+      const { error, got } = await listWith([{ id: 'a' }, { id: 'b', owner: { note: `was ${echoed}` } }])
+      expect(error).toBe(
+        "Failed to list targets: the service's response holds a secret of this step other than its bearer token " +
+          '(the client secret or private key, a client assertion, an ID token, an earlier token) at ' +
+          'targets[1].owner.note; it is never written to targets or targets-file. Ask the service operator why it ' +
+          'echoes credentials.'
+      )
+      expect(got).toEqual([])
+    }
+  )
+
+  it('names the bearer token when it is the one echoed, registered or not', async () => {
+    const { error } = await listWith([{ id: 'a', note: current }])
+    expect(error).toMatch(/holds the bearer token at targets\[0\]\.note;/)
+  })
+
+  it('lists targets that hold none of them', async () => {
+    await expect(listWith([{ id: 'a', note: clientSecret.slice(0, 11) }])).resolves.toEqual({
+      count: 1,
+      error: undefined,
+      got: [{ id: 'a', note: clientSecret.slice(0, 11) }]
+    })
   })
 })
 
