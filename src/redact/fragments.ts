@@ -28,6 +28,9 @@ const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
 export const LONG_TEXT = 8 * 1024
 /** The chains' heads: by the block hash's low bits. */
 const HEAD_BITS = 12
+// Four hex pairs and one separator: a text without them holds no spaced hex of a secret (4 bytes or
+// more; a date or a time has three), whose forms are made once a text, or a long one, may.
+const SPACED_HEX = /[0-9A-Fa-f]{2}([ :-])[0-9A-Fa-f]{2}\1[0-9A-Fa-f]{2}\1[0-9A-Fa-f]{2}/
 /** Strides of STRIDE, 2 STRIDE and 3 STRIDE: each with its bitmap and chains. */
 const [STRIDES, FILTER_WORDS] = [3, 1 << (FILTER_BITS - 5)]
 
@@ -62,6 +65,8 @@ export class Fragments {
   private readonly ascii = new Uint8Array(128)
   /** Whether find()'s matching path has run on this table's own forms (runMatch). */
   private matchRun = false
+  /** Secrets whose spaced hex forms are not in the table yet: no text has asked for them. */
+  private readonly spacedLater: [string, number, number][] = []
 
   get empty(): boolean {
     return this.known.size === 0
@@ -80,9 +85,17 @@ export class Fragments {
     const header = JWT_HEADER.exec(secret)?.[0].length ?? 0
     for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false, header)
     for (const form of hexForms(secret)) this.addForm(form, whole ? form.length : MIN_HEX_RUN, false, 2 * header)
-    for (const form of spacedHexForms(secret)) this.addForm(form, whole ? form.length : MIN_SPACED, false, 3 * header)
+    this.spacedLater.push([secret, whole ? 0 : MIN_SPACED, 3 * header])
     for (const form of base64Forms(secret)) {
       if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true, 0)
+    }
+  }
+
+  /** Adds the spaced hex forms of the secrets added so far, when `text` may hold one. */
+  private addSpaced(text: string): void {
+    if (text.length < LONG_TEXT && !SPACED_HEX.test(text)) return
+    for (const [secret, minRun, header] of this.spacedLater.splice(0)) {
+      for (const form of spacedHexForms(secret)) this.addForm(form, minRun || form.length, false, header)
     }
   }
 
@@ -136,6 +149,7 @@ export class Fragments {
    */
   find(text: string, spans: number[], first = false): void {
     const n = text.length
+    if (this.spacedLater.length > 0) this.addSpaced(text)
     if (n >= LONG_TEXT && !this.matchRun) this.runMatch()
     for (let j = this.nextBlock(text, 0); j >= 0;) {
       const end = this.runsAt(text, j, spans, first)

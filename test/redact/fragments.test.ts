@@ -120,16 +120,20 @@ describe('Fragments', () => {
       [...new Set(forms)].reduce((sum, form) => sum + form.length - 2 - skip, 0)
     const plain = new Fragments()
     plain.add(SECRET)
-    expect(plain.blocks).toBe(
-      blocksOf(textForms(SECRET)) +
-        blocksOf(hexForms(SECRET)) +
-        blocksOf(spacedHexForms(SECRET)) +
-        blocksOf(base64Forms(SECRET))
-    )
+    const unspaced = blocksOf(textForms(SECRET)) + blocksOf(hexForms(SECRET)) + blocksOf(base64Forms(SECRET))
+    expect(plain.blocks).toBe(unspaced)
+    // The spaced hex forms are made once a text may hold one: four hex pairs, one separator.
+    for (const text of ['ab cd, ef 0x1', 'at 2026-12-08 14:13:52', 'ab:cd:ef-01', 'ab cd ef:01 23']) {
+      plain.find(text, [])
+      expect(plain.blocks).toBe(unspaced)
+    }
+    plain.find('ab:cd:ef:01', [])
+    expect(plain.blocks).toBe(unspaced + blocksOf(spacedHexForms(SECRET)))
     const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
     const header = jwt.indexOf('.') + 1
     const token = new Fragments()
     token.add(jwt)
+    token.find('.'.repeat(LONG_TEXT), []) // a long text: they are made at once
     // The header's blocks are left out, but for the last two that end past it.
     expect(token.blocks).toBe(
       blocksOf(textForms(jwt), header - 2) +
