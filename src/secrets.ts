@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
-import { isRawNumber, nestsDeeperThan, numberText, parseExact } from './json.js'
+import { isRawNumber, numberText, parseExact } from './json.js'
+import { nestsDeeperThan } from './json-text.js'
 import { Fragments } from './redact/fragments.js'
 import { secretSpans, withoutSpans } from './redact/views.js'
 
