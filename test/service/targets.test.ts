@@ -1,6 +1,6 @@
 import nock from 'nock'
 import { Bearer } from '../../src/auth/bearer.js'
-import { linkKey, listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
+import { listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/http/operation.js'
 import type { HttpResponse, Transport } from '../../src/http/client.js'
 import { recordingHttp } from '../helpers.js'
@@ -140,32 +140,6 @@ describe('listTargets', () => {
   ])('turns HTTP %i into an error that says what to do', async (status, message) => {
     nock(API).get('/v1/targets').times(3).reply(status, { message: 'Invalid token' })
     await expect(list()).rejects.toThrow(message)
-  })
-})
-
-describe('linkKey', () => {
-  it('gives a link the same 53-bit number every time, and these numbers', () => {
-    expect(linkKey('https://api.service.test/v1/targets?page=2')).toBe(
-      linkKey('https://api.service.test/v1/targets?page=2')
-    )
-    // Pinned: the number is the two hashes as written, not any hash of the link.
-    expect(linkKey('')).toBe(0x811c9dc5 * 0x200000 + (0x9747b28c >>> 11))
-    expect(linkKey('a')).toBe(8023708208996883)
-    expect(linkKey('https://api.service.test/v1/targets?page=2')).toBe(4638386694129314)
-    for (const href of ['a', 'ab', 'https://x.test/?page=1', '\u{1F600}'.repeat(40)]) {
-      expect(Number.isSafeInteger(linkKey(href))).toBe(true)
-    }
-  })
-
-  it('tells apart 200,000 links that differ in a page number or a cursor', () => {
-    const keys = new Set<number>()
-    for (let i = 0; i < 100_000; i++) {
-      keys.add(linkKey(`https://api.service.test/v1/targets?page=${i}`))
-      keys.add(
-        linkKey(`https://api.service.test/v1/targets?cursor=${Buffer.from(String(i * 7919)).toString('base64url')}`)
-      )
-    }
-    expect(keys.size).toBe(200_000)
   })
 })
 
