@@ -1,3 +1,11 @@
+import { nestsDeeperThan } from './json-text.js'
+
+/**
+ * The deepest a target may nest arrays and objects, in a listing's page and in a targets file:
+ * JSON.stringify and revivers recurse, and deeper JSON would overflow the stack of a later step.
+ */
+export const MAX_TARGET_DEPTH = 512
+
 /** JSON text as an object: undefined when it is not JSON, null when it is JSON but not an object. */
 export function parseJsonObject(text: string): Record<string, unknown> | null | undefined {
   let json: unknown
@@ -44,19 +52,26 @@ export interface Measured {
   readonly value: unknown
   /** JSON.stringify(value).length; undefined when a key starts with a digit (see stringifiedLength). */
   readonly length?: number
+  /** Whether it nests arrays and objects deeper than the maxDepth asked (`[[1]]` is 2). */
+  readonly deeper: boolean
 }
 
 /**
- * parseExact, and the length of JSON.stringify of what it read, from one walk of the value: a
- * listing's page is walked once for its numbers and its length, not once for each.
+ * parseExact, the length of JSON.stringify of what it read, and whether it nests deeper than
+ * `maxDepth`, from one walk of the value: a listing's page is walked once for all three. A deeper
+ * value is given as JSON.parse read it: the exact parse's reviver recurses, and would overflow.
  */
-export function parseMeasured(text: string): Measured {
+export function parseMeasured(text: string, maxDepth = Infinity): Measured {
   const value: unknown = JSON.parse(text)
   const walked = measure(value)
-  if (walked === undefined) return { value: exactFrom(text, value) }
-  if (!walked.numbers || !MAY_CHANGE_NUMBERS.test(text)) return { value, length: walked.length }
+  if (walked === undefined) {
+    const deeper = nestsDeeperThan(text, maxDepth)
+    return { value: deeper ? value : exactFrom(text, value), deeper }
+  }
+  const deeper = walked.depth > maxDepth
+  if (deeper || !walked.numbers || !MAY_CHANGE_NUMBERS.test(text)) return { value, length: walked.length, deeper }
   const exact: unknown = JSON.parse(text, exactNumber as (key: string, value: unknown) => unknown)
-  return { value: exact, length: stringifiedLength(exact) }
+  return { value: exact, length: stringifiedLength(exact), deeper }
 }
 
 /** The value JSON.parse read from `text`, read again keeping numbers as sent when it must be. */
@@ -113,13 +128,17 @@ export function stringifiedLength(value: unknown): number | undefined {
   return measure(value)?.length
 }
 
+/** Left on measure's stack under an array's or object's items: when it comes off, the walk is back out. */
+const OUT = {}
+
 /**
- * stringifiedLength's walk, which also says whether the value holds a number: a walk with a stack of
- * its own, like holdsNumber's.
+ * stringifiedLength's walk, which also says whether the value holds a number and how deep it nests:
+ * a walk with a stack of its own, like holdsNumber's.
  */
-function measure(value: unknown): { length: number; numbers: boolean } | undefined {
+function measure(value: unknown): { length: number; numbers: boolean; depth: number } | undefined {
   let length = 0
   let numbers = false
+  let [depth, deepest] = [0, 0]
   const pending: unknown[] = [value]
   while (pending.length > 0) {
     const next = pending.pop()
@@ -134,7 +153,11 @@ function measure(value: unknown): { length: number; numbers: boolean } | undefin
       length += 4
     } else if (typeof next !== 'object') {
       return undefined
+    } else if (next === OUT) {
+      depth--
     } else if (Array.isArray(next)) {
+      if (++depth > deepest) deepest = depth
+      pending.push(OUT)
       // The brackets and a comma between each two.
       length += next.length === 0 ? 2 : next.length + 1
       for (let i = 0; i < next.length; i++) {
@@ -146,6 +169,8 @@ function measure(value: unknown): { length: number; numbers: boolean } | undefin
       length += next.rawJSON.length
       numbers = true
     } else {
+      if (++depth > deepest) deepest = depth
+      pending.push(OUT)
       let keys = 0
       for (const key in next) {
         const first = key.charCodeAt(0)
@@ -160,7 +185,7 @@ function measure(value: unknown): { length: number; numbers: boolean } | undefin
       length += keys === 0 ? 2 : keys + 1
     }
   }
-  return { length, numbers }
+  return { length, numbers, depth: deepest }
 }
 
 function exactNumber(_key: string, value: unknown, context?: { source?: string }): unknown {

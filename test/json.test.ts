@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import {
   isRawNumber,
+  MAX_TARGET_DEPTH,
   numberText,
   parseExact,
   parseJsonObject,
@@ -200,6 +201,25 @@ describe('parseMeasured', () => {
     const digits = parseMeasured('{"b":1.50,"2":3}')
     expect(digits.length).toBeUndefined()
     expect(JSON.stringify(digits.value)).toBe('{"2":3,"b":1.50}')
+  })
+
+  it.each([
+    ['a number', '1', 0],
+    ['an empty array', '[]', 1],
+    ['objects in arrays', '[{"a":[{"b":{}}]},[]]', 5],
+    ['a digit-led key', '{"1":[[[]]],"b":1.50}', 4],
+    ['numbers to keep as sent', '[[[1.50]],9007199254740993]', 3]
+  ])('says whether %s nests deeper than it may', (_what, text, depth) => {
+    expect(parseMeasured(text, depth).deeper).toBe(false)
+    expect(parseMeasured(text, depth - 1).deeper).toBe(true)
+    expect(parseMeasured(text).deeper).toBe(false)
+  })
+
+  it('reads a page nested far too deep without overflowing, numbers in it or not', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+    for (const text of [`[{"a":${deep}}]`, `[{"a":${deep},"n":1e400}]`, `[{"1":${deep},"n":1e400}]`]) {
+      expect(parseMeasured(text, MAX_TARGET_DEPTH).deeper).toBe(true)
+    }
   })
 
   it('agrees with JSON.stringify on any JSON text', () => {

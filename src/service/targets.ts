@@ -1,6 +1,6 @@
 import { Bearer } from '../auth/bearer.js'
 import { Transport } from '../http/client.js'
-import { Measured, parseMeasured } from '../json.js'
+import { MAX_TARGET_DEPTH, Measured, parseMeasured } from '../json.js'
 import { listText } from './list-text.js'
 import { excerpt, holdsSecret } from '../secrets.js'
 import { joinPath } from '../url.js'
@@ -9,6 +9,7 @@ import { OperationError, perform, ResponseError } from '../http/operation.js'
 
 const MAX_PAGE_BYTES = 100 * 1024 * 1024
 const LIST_KEYS = ['targets', 'data', 'items', 'results'] as const
+const ARRAY_START = /^\s*\[/
 
 export interface ListOptions {
   readonly baseUrl: URL
@@ -49,11 +50,11 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
         // base64url, 12 characters of it), would be written to targets and targets-file.
         if (holdsSecret(text, token)) {
           throw new ResponseError(
-            `the service's response holds the bearer token${secretPath(parseTargetsBody(text).targets, token)}; ` +
+            `the service's response holds the bearer token${secretPath(parseTargetsBody(text, page).targets, token)}; ` +
               'it is never written to targets or targets-file. Ask the service operator why it echoes tokens.'
           )
         }
-        const body = parseTargetsBody(text)
+        const body = parseTargetsBody(text, page)
         const next = nextFromLinkHeader(headerText(res.headers.link)) ?? body.next
         return { targets: body.targets, json: body.json, next }
       }
@@ -144,13 +145,24 @@ export interface TargetsPage {
   readonly json?: string
 }
 
-/** A targets body: a JSON array, or an object holding the array under targets, data, items or results. */
-export function parseTargetsBody(text: string): TargetsPage {
+/**
+ * A targets body: a JSON array, or an object holding the array under targets, data, items or
+ * results; refused when it nests deeper than a targets file may (`page` names it in the error).
+ */
+export function parseTargetsBody(text: string, page = 1): TargetsPage {
   let parsed: Measured
+  // A target in an array stands at level 2 of the page; in an object's array, at level 3.
+  const maxDepth = MAX_TARGET_DEPTH + (ARRAY_START.test(text) ? 1 : 2)
   try {
-    parsed = parseMeasured(text)
+    parsed = parseMeasured(text, maxDepth)
   } catch {
     throw new ResponseError(`the service's response is not valid JSON: "${excerpt(text, 120)}"`)
+  }
+  if (parsed.deeper) {
+    throw new ResponseError(
+      `page ${page} of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep in its targets, the most a ` +
+        'targets file may (deeper would overflow the stack of later steps). Ask the service operator to nest targets less deeply.'
+    )
   }
   const json = parsed.value
   if (Array.isArray(json)) return { targets: json, json: listText(text, parsed.length) }

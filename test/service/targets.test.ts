@@ -2,6 +2,7 @@ import nock from 'nock'
 import { Bearer } from '../../src/auth/bearer.js'
 import { listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/http/operation.js'
+import { MAX_TARGET_DEPTH } from '../../src/json.js'
 import type { HttpResponse, Transport } from '../../src/http/client.js'
 import { recordingHttp } from '../helpers.js'
 import { useNock } from '../nock.js'
@@ -170,6 +171,42 @@ describe('parseTargetsBody', () => {
 
   it('prefers the first list key in order and treats an empty next as the end', () => {
     expect(parseTargetsBody('{"data": [1], "items": [2], "next": ""}')).toEqual({ targets: [1], next: undefined })
+  })
+})
+
+describe('a page nested deeper than a targets file may be', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+
+  it('takes targets nested as deep as a targets file may hold them, in an array or an object', () => {
+    expect(parseTargetsBody(`[${nested(MAX_TARGET_DEPTH)}]`).targets).toHaveLength(1)
+    expect(parseTargetsBody(` {"targets":[{"a":${nested(MAX_TARGET_DEPTH - 1)}}]}`).targets).toHaveLength(1)
+  })
+
+  it.each([
+    ['an array', (t: string) => `[${t}]`],
+    ['an object', (t: string) => `{"next":null,"items":[${t}]}`]
+  ])('refuses a target one level deeper, in %s, naming the page and the limit', (_form, page) => {
+    for (const depth of [MAX_TARGET_DEPTH + 1, 200_000]) {
+      expect(() => parseTargetsBody(page(`{"id":"a","status":${nested(depth - 1)}}`), 3)).toThrow(
+        new ResponseError(
+          `page 3 of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep in its targets, the most a targets ` +
+            'file may (deeper would overflow the stack of later steps). Ask the service operator to nest targets less deeply.'
+        )
+      )
+    }
+  })
+
+  it('fails the listing at that page, before its targets are handed on', async () => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }], { Link: '</v1/targets?page=2>; rel="next"' })
+      .get('/v1/targets?page=2')
+      .reply(200, `[{"id":"b","status":${nested(200_000)}}]`)
+    const pages: number[] = []
+    await expect(list(`${API}/`, 1000, pages)).rejects.toThrow(
+      `Failed to list targets: page 2 of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep`
+    )
+    expect(pages).toEqual([1])
   })
 })
 
