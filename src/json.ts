@@ -1,3 +1,11 @@
+import { nestsDeeperThan } from './json-text.js'
+
+/**
+ * The deepest a target may nest arrays and objects, in a listing's page and in a targets file:
+ * JSON.stringify and revivers recurse, and deeper JSON would overflow the stack of a later step.
+ */
+export const MAX_TARGET_DEPTH = 512
+
 /** JSON text as an object: undefined when it is not JSON, null when it is JSON but not an object. */
 export function parseJsonObject(text: string): Record<string, unknown> | null | undefined {
   let json: unknown
@@ -44,19 +52,26 @@ export interface Measured {
   readonly value: unknown
   /** JSON.stringify(value).length; undefined when a key starts with a digit (see stringifiedLength). */
   readonly length?: number
+  /** Whether it nests arrays and objects deeper than the maxDepth asked (`[[1]]` is 2). */
+  readonly deeper: boolean
 }
 
 /**
- * parseExact, and the length of JSON.stringify of what it read, from one walk of the value: a
- * listing's page is walked once for its numbers and its length, not once for each.
+ * parseExact, the length of JSON.stringify of what it read, and whether it nests deeper than
+ * `maxDepth`, from one walk of the value: a listing's page is walked once for all three. A deeper
+ * value is given as JSON.parse read it: the exact parse's reviver recurses, and would overflow.
  */
-export function parseMeasured(text: string): Measured {
+export function parseMeasured(text: string, maxDepth = Infinity): Measured {
   const value: unknown = JSON.parse(text)
   const walked = measure(value)
-  if (walked === undefined) return { value: exactFrom(text, value) }
-  if (!walked.numbers || !MAY_CHANGE_NUMBERS.test(text)) return { value, length: walked.length }
+  if (walked === undefined) {
+    const deeper = nestsDeeperThan(text, maxDepth)
+    return { value: deeper ? value : exactFrom(text, value), deeper }
+  }
+  const deeper = walked.depth > maxDepth
+  if (deeper || !walked.numbers || !MAY_CHANGE_NUMBERS.test(text)) return { value, length: walked.length, deeper }
   const exact: unknown = JSON.parse(text, exactNumber as (key: string, value: unknown) => unknown)
-  return { value: exact, length: stringifiedLength(exact) }
+  return { value: exact, length: stringifiedLength(exact), deeper }
 }
 
 /** The value JSON.parse read from `text`, read again keeping numbers as sent when it must be. */
@@ -113,13 +128,17 @@ export function stringifiedLength(value: unknown): number | undefined {
   return measure(value)?.length
 }
 
+/** Left on measure's stack under an array's or object's items: when it comes off, the walk is back out. */
+const OUT = {}
+
 /**
- * stringifiedLength's walk, which also says whether the value holds a number: a walk with a stack of
- * its own, like holdsNumber's.
+ * stringifiedLength's walk, which also says whether the value holds a number and how deep it nests:
+ * a walk with a stack of its own, like holdsNumber's.
  */
-function measure(value: unknown): { length: number; numbers: boolean } | undefined {
+function measure(value: unknown): { length: number; numbers: boolean; depth: number } | undefined {
   let length = 0
   let numbers = false
+  let [depth, deepest] = [0, 0]
   const pending: unknown[] = [value]
   while (pending.length > 0) {
     const next = pending.pop()
@@ -134,7 +153,11 @@ function measure(value: unknown): { length: number; numbers: boolean } | undefin
       length += 4
     } else if (typeof next !== 'object') {
       return undefined
+    } else if (next === OUT) {
+      depth--
     } else if (Array.isArray(next)) {
+      if (++depth > deepest) deepest = depth
+      pending.push(OUT)
       // The brackets and a comma between each two.
       length += next.length === 0 ? 2 : next.length + 1
       for (let i = 0; i < next.length; i++) {
@@ -146,6 +169,8 @@ function measure(value: unknown): { length: number; numbers: boolean } | undefin
       length += next.rawJSON.length
       numbers = true
     } else {
+      if (++depth > deepest) deepest = depth
+      pending.push(OUT)
       let keys = 0
       for (const key in next) {
         const first = key.charCodeAt(0)
@@ -160,7 +185,7 @@ function measure(value: unknown): { length: number; numbers: boolean } | undefin
       length += keys === 0 ? 2 : keys + 1
     }
   }
-  return { length, numbers }
+  return { length, numbers, depth: deepest }
 }
 
 function exactNumber(_key: string, value: unknown, context?: { source?: string }): unknown {
@@ -176,75 +201,4 @@ export function isRawNumber(value: unknown): value is RawNumber {
 /** A number's text as the server sent it: kept raw, or the number's own when that is the same. */
 export function numberText(value: number | RawNumber): string {
   return typeof value === 'number' ? String(value) : value.rawJSON
-}
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COLON = 0x3a
-/** JSON's whitespace: space, tab, line feed, carriage return. */
-const JSON_SPACE: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d])
-
-/**
- * Where the JSON string that opens at `open` (a double quote) closes, or -1 when it does not. One
- * pass and no regular expression: a pattern over a string of megabytes can overflow the stack.
- */
-export function stringEnd(text: string, open: number): number {
-  for (let at = open + 1; ;) {
-    const quote = text.indexOf('"', at)
-    if (quote < 0) return -1
-    let backslashes = 0
-    // The opening quote ends the walk back: it is no backslash.
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++
-    if (backslashes % 2 === 0) return quote
-    at = quote + 1
-  }
-}
-
-/**
- * Each bracket of JSON text outside its strings, with the depth it opens or closes, and each string
- * with the depth it stands at; stops when `visit` returns true. Linear in the text, whatever it
- * nests: nothing here recurses.
- */
-function walk(text: string, visit: (depth: number, stringAt?: number, stringEnd?: number) => boolean): void {
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === QUOTE) {
-      const end = stringEnd(text, i)
-      if (end < 0 || visit(depth, i, end)) return
-      i = end
-    } else if (c === 0x5b || c === 0x7b) {
-      if (visit(++depth)) return
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--
-    }
-  }
-}
-
-/** Whether JSON text nests arrays and objects more than `levels` deep (`[[1]]` is 2), without parsing it. */
-export function nestsDeeperThan(text: string, levels: number): boolean {
-  // Text this short cannot be valid JSON so deep; a body that is not JSON is kept as text anyway.
-  if (text.length < 2 * (levels + 1)) return false
-  let deeper = false
-  walk(text, depth => (deeper = depth > levels))
-  return deeper
-}
-
-/**
- * The keys of a JSON object's text at its top level, in order, as JSON.parse reads them (escapes
- * decoded), repeats included: JSON.parse keeps only the last of a repeated key. Only meaningful for
- * text JSON.parse accepts as an object.
- */
-export function topLevelKeys(text: string): string[] {
-  const keys: string[] = []
-  walk(text, (depth, at, end) => {
-    if (depth !== 1 || at === undefined || end === undefined) return false
-    let after = end + 1
-    while (JSON_SPACE.has(text.charCodeAt(after))) after++
-    if (text.charCodeAt(after) !== COLON) return false
-    const quoted = text.slice(at, end + 1)
-    keys.push(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1))
-    return false
-  })
-  return keys
 }

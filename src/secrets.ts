@@ -1,4 +1,6 @@
 import * as core from '@actions/core'
+import { isRawNumber, numberText, parseExact } from './json.js'
+import { nestsDeeperThan } from './json-text.js'
 import { Fragments } from './redact/fragments.js'
 import { secretSpans, withoutSpans } from './redact/views.js'
 
@@ -105,7 +107,7 @@ function htmlEscaped(value: string, reference: (c: string) => string): string {
 }
 const FIRST_FORM_RUNNER_MISSES = 4
 
-const WITHHELD = '[withheld: it holds a secret in a form that could not be cut out]'
+export const WITHHELD = '[withheld: it holds a secret in a form that could not be cut out]'
 
 /**
  * The text with every run of 12 or more characters of a secret (a shorter secret: the whole of
@@ -118,6 +120,60 @@ export function redact(text: string): string {
   if (spans.length === 0) return text
   const out = withoutSpans(text, spans)
   return secretSpans(out, fragments, true).length > 0 ? WITHHELD : out
+}
+
+/** How deep JSON may nest to be redacted part by part: past it, redactJson gives a JSON string. */
+const MAX_PARTS_DEPTH = 512
+
+/**
+ * JSON text redacted, and still JSON: redact() of the text when that is JSON, as it nearly always
+ * is (nothing found, or a string's inside). A secret's hex form can be all digits, so `***` can
+ * also fall on a number, an escape or between tokens; the value is then redacted part by part,
+ * each key, string and number on its own (a number that changes becomes a string). When the parts
+ * still hold a secret together, `lastResort(value)` is kept instead, redacted the same way; failing
+ * that, and for JSON too deep to walk, the redacted text as a JSON string. Text that is not JSON
+ * is only redacted. Only a text redaction changed is parsed: the common path is redact() alone.
+ */
+export function redactJson(text: string, lastResort?: (value: unknown) => unknown): string {
+  const clean = redact(text)
+  if (clean === text || isJson(clean)) return clean
+  if (nestsDeeperThan(text, MAX_PARTS_DEPTH)) return isJson(text) ? JSON.stringify(clean) : clean
+  let value: unknown
+  try {
+    value = parseExact(text)
+  } catch {
+    return clean
+  }
+  for (const kept of lastResort ? [value, lastResort(value)] : [value]) {
+    const out = JSON.stringify(redactParts(kept))
+    if (!holdsSecret(out)) return out
+  }
+  return JSON.stringify(clean)
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A parsed value with each key, string and number redacted on its own. */
+function redactParts(value: unknown): unknown {
+  if (typeof value === 'string') return redact(value)
+  if (typeof value === 'number' || isRawNumber(value)) {
+    const digits = numberText(value)
+    const clean = redact(digits)
+    return clean === digits ? value : clean
+  }
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) return value.map(redactParts)
+  // No prototype: a key "__proto__" is kept as a key, as JSON.parse kept it.
+  const out = Object.create(null) as Record<string, unknown>
+  for (const [key, item] of Object.entries(value)) out[redact(key)] = redactParts(item)
+  return out
 }
 
 /**

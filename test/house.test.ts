@@ -20,6 +20,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'errors.ts',
     'format.ts',
     'json.ts',
+    'json-text.ts',
     'url.ts',
     'files.ts',
     'held-log.ts',

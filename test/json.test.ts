@@ -1,15 +1,13 @@
 import fc from 'fast-check'
 import {
   isRawNumber,
-  nestsDeeperThan,
+  MAX_TARGET_DEPTH,
   numberText,
   parseExact,
   parseJsonObject,
   parseMeasured,
   RawNumber,
-  stringEnd,
-  stringifiedLength,
-  topLevelKeys
+  stringifiedLength
 } from '../src/json.js'
 
 describe('parseJsonObject', () => {
@@ -205,6 +203,25 @@ describe('parseMeasured', () => {
     expect(JSON.stringify(digits.value)).toBe('{"2":3,"b":1.50}')
   })
 
+  it.each([
+    ['a number', '1', 0],
+    ['an empty array', '[]', 1],
+    ['objects in arrays', '[{"a":[{"b":{}}]},[]]', 5],
+    ['a digit-led key', '{"1":[[[]]],"b":1.50}', 4],
+    ['numbers to keep as sent', '[[[1.50]],9007199254740993]', 3]
+  ])('says whether %s nests deeper than it may', (_what, text, depth) => {
+    expect(parseMeasured(text, depth).deeper).toBe(false)
+    expect(parseMeasured(text, depth - 1).deeper).toBe(true)
+    expect(parseMeasured(text).deeper).toBe(false)
+  })
+
+  it('reads a page nested far too deep without overflowing, numbers in it or not', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+    for (const text of [`[{"a":${deep}}]`, `[{"a":${deep},"n":1e400}]`, `[{"1":${deep},"n":1e400}]`]) {
+      expect(parseMeasured(text, MAX_TARGET_DEPTH).deeper).toBe(true)
+    }
+  })
+
   it('agrees with JSON.stringify on any JSON text', () => {
     fc.assert(
       fc.property(fc.jsonValue(), value => {
@@ -224,67 +241,5 @@ describe('isRawNumber', () => {
     expect(isRawNumber({ rawJSON: '1.50' })).toBe(false)
     expect(isRawNumber(parseExact('{"rawJSON":"1.50"}'))).toBe(false)
     for (const value of [null, undefined, 1, '1.50', [], {}]) expect(isRawNumber(value)).toBe(false)
-  })
-})
-
-describe('stringEnd', () => {
-  it.each([
-    ['a plain string', '"abc"', 0, 4],
-    ['an escaped quote', 'x"a\\"b"', 1, 6],
-    ['an escaped backslash before the end', '"a\\\\"b"', 0, 4],
-    ['an escaped backslash, then an escaped quote', '"a\\\\\\"b"', 0, 7],
-    ['only an escaped backslash', '"\\\\"', 0, 3],
-    ['an empty string', 'x""', 1, 2],
-    ['no end but an escaped quote', '"a\\"', 0, -1],
-    ['no end', '"abc', 0, -1],
-    ['the second string of an array', '["a","b"]', 5, 7]
-  ])('finds where %s ends', (_, text, open, end) => {
-    expect(stringEnd(text, open)).toBe(end)
-  })
-
-  it('finds the end of a string of megabytes, however it is escaped', () => {
-    const escapes = `"${'\\n'.repeat(4_000_000)}"`
-    expect(stringEnd(escapes, 0)).toBe(escapes.length - 1)
-  })
-})
-
-describe('nestsDeeperThan', () => {
-  it.each([
-    ['3 arrays, 3 levels', nested(3), 3, false],
-    ['4 arrays, 3 levels', nested(4), 3, true],
-    ['objects and an array, 2 levels', '{"a":{"b":[1]}}', 2, true],
-    ['objects and an array, 3 levels', '{"a":{"b":[1]}}', 3, false],
-    ['brackets in a string', '{"a":"[[[[[[[[[["}', 1, false],
-    ['brackets side by side', '[1],[2],[3],[4]', 1, false],
-    ['brackets after a string that does not end', `"${'['.repeat(300)}`, 1, false],
-    ['70 objects, 64 levels', `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`, 64, true],
-    ['64 arrays, 64 levels', nested(64), 64, false],
-    ['65 arrays, 64 levels', nested(65), 64, true],
-    ['6,000 arrays, 64 levels', nested(6000), 64, true]
-  ])('%s: %p', (_, text, levels, deeper) => {
-    expect(nestsDeeperThan(text, levels)).toBe(deeper)
-  })
-
-  it('answers at once for text too short to nest that deep, even unclosed', () => {
-    expect(nestsDeeperThan('['.repeat(9), 4)).toBe(false)
-    expect(nestsDeeperThan('['.repeat(10), 4)).toBe(true)
-  })
-})
-
-describe('topLevelKeys', () => {
-  it.each([
-    ['{}', []],
-    ['{"a":1,"b":{"c":2,"d":[{"e":3}]},"f":"g:h"}', ['a', 'b', 'f']],
-    ['{ "a" : 1 ,\n\t"b"\r\n:2}', ['a', 'b']],
-    ['{"a":1,"a":2}', ['a', 'a']],
-    ['{"\\u006bey":1,"k\\"":2,"x\\\\":3}', ['key', 'k"', 'x\\']],
-    ['{"a":["b","c"],"d":"e"}', ['a', 'd']]
-  ])('reads the keys of %s', (text, keys) => {
-    expect(topLevelKeys(text)).toEqual(keys)
-    expect(Object.keys(JSON.parse(text) as object)).toEqual([...new Set(keys)])
-  })
-
-  it('stops at a string that does not close', () => {
-    expect(topLevelKeys('{"a":1,"b')).toEqual(['a'])
   })
 })

@@ -7,8 +7,10 @@ import {
   maskPrivateKey,
   REDACT_MARGIN_CHARS,
   redact,
+  redactJson,
   redactThenCut,
-  secretPath
+  secretPath,
+  WITHHELD
 } from '../src/secrets.js'
 import { captureStdout } from './helpers.js'
 
@@ -403,5 +405,64 @@ describe('secretPath', () => {
     expect(secretPath([{ n: 'the given-token-0123' }], 'list', 'given-token-0123')).toBe('list[0].n')
     expect(secretPath({ key: 'nothing' }, 'v', 'given-token-0123')).toBeUndefined()
     expect(secretPath({ 'registered-secret-77': 'plain' }, 'v')).toBeUndefined()
+  })
+})
+
+describe('redactJson', () => {
+  captureStdout()
+  // Each character's hex is two decimal digits: 12 characters of it are a 24-digit number.
+  const secret = 'aPbQcRdSeTfUgVhW'
+  const digits = Buffer.from(secret.slice(2, 14)).toString('hex')
+
+  it('keeps JSON whose redaction hides a number: the number becomes the string ***', () => {
+    mask(secret)
+    expect(digits).toMatch(/^\d{24}$/)
+    const text = `{"ok":true,"n":${digits},"m":[1,${digits}]}`
+    expect(() => JSON.parse(redact(text))).toThrow()
+    expect(redactJson(text)).toBe('{"ok":true,"n":"***","m":[1,"***"]}')
+  })
+
+  it('gives the redacted text itself when it is JSON, and the same text when nothing is found', () => {
+    mask(secret)
+    const text = `{"a":"said ${secret} twice","b":12.50}`
+    expect(redactJson(text)).toBe('{"a":"said *** twice","b":12.50}')
+    const plain = '{"b":12.50,  "c":"nothing"}'
+    expect(redactJson(plain)).toBe(plain)
+  })
+
+  it('redacts keys and strings on their own, keeping numbers as sent and a key named __proto__', () => {
+    mask(secret)
+    const text = `{"${secret}":1,"__proto__":{"n":${digits}},"big":12345678901234567890}`
+    expect(JSON.parse(redactJson(text))).toEqual(
+      JSON.parse('{"***":1,"__proto__":{"n":"***"},"big":12345678901234567890}')
+    )
+    expect(redactJson(text)).toContain('"big":12345678901234567890')
+  })
+
+  it('redacts text that is not JSON as text', () => {
+    mask(secret)
+    expect(redactJson(`n=${digits}`)).toBe('n=***')
+  })
+
+  it('gives JSON too deep to walk as a JSON string of the redacted text', () => {
+    mask(secret)
+    const deep = `${'['.repeat(600)}${digits}${']'.repeat(600)}`
+    expect(JSON.parse(redactJson(deep))).toBe(`${'['.repeat(600)}***${']'.repeat(600)}`)
+  })
+
+  it('keeps the last resort, or else a JSON string, when the parts still hold a secret together', () => {
+    // A run of 12 of this secret stands only across a string and a number.
+    mask('wqzvjk",9876543')
+    const text = '["wqzvjk",9876543]'
+    expect(redact(text)).toBe('["***]')
+    expect(redactJson(text)).toBe(JSON.stringify('["***]'))
+    expect(redactJson(text, value => ({ items: (value as unknown[]).length }))).toBe('{"items":2}')
+  })
+
+  it('gives a string where redaction withholds the whole text', () => {
+    mask('p4ss***word-secret')
+    const text = '{"k":"p4ssp4ss***word-secretword-secret","n":1}'
+    expect(redact(text)).toBe(WITHHELD)
+    expect(JSON.parse(redactJson(text))).toEqual({ k: WITHHELD, n: 1 })
   })
 })

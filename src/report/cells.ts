@@ -10,7 +10,7 @@ const MAX_CELL = 80
  */
 export function cell(value: unknown, maxChars = MAX_CELL): string {
   // Redacted before escaping, which would hide a secret's text from redact().
-  const text = redact(value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value))
+  const text = redact(value === undefined ? '' : typeof value === 'string' ? value : jsonOf(value))
   // Bidirectional overrides and isolates could make a name read as another: they are dropped.
   const flat = text
     // eslint-disable-next-line no-control-regex
@@ -19,6 +19,18 @@ export function cell(value: unknown, maxChars = MAX_CELL): string {
     .trim()
   const short = flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat
   return short.replace(MARKDOWN_SPECIAL, c => `\\${c}`).replace(/(www)\./gi, '$1\\.')
+}
+
+/** Shown for a value JSON.stringify cannot write: a summary must not fail the step that made it. */
+export const UNSHOWN = '(not shown: nested too deep)'
+
+/** The value's JSON, or UNSHOWN: nested thousands deep, JSON.stringify overflows the stack. */
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? ''
+  } catch {
+    return UNSHOWN
+  }
 }
 
 /** Inline Markdown's active characters, GitHub's autolink triggers, and the backslash itself. */

@@ -1,4 +1,5 @@
-import { nestsDeeperThan, parseJsonObject } from '../json.js'
+import { parseJsonObject } from '../json.js'
+import { nestsDeeperThan } from '../json-text.js'
 import { MAX_BODY_DEPTH } from '../routine/lines.js'
 import { eachLine } from '../routine/result-files.js'
 import { parseResultLine } from '../routine/result-line.js'

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempFileError, writeAll } from '../files.js'
-import { redact } from '../secrets.js'
+import { redactJson, WITHHELD } from '../secrets.js'
 import type { ReportOutcome } from './merge-table.js'
 
 /** One target's line in the report file. */
@@ -24,6 +24,11 @@ export function reportLine(line: ReportLine): string {
     `{"key":${JSON.stringify(line.key)},"outcome":"${line.outcome}","status":${line.status},` +
     `"runAttempt":${line.runAttempt},"shard":${line.shard === null ? null : `"${line.shard}"`}}`
   )
+}
+
+/** A report line whose parts, each redacted, still hold a secret together: its key is withheld. */
+function withheldKey(line: unknown): unknown {
+  return { ...(line as Record<string, unknown>), key: WITHHELD }
 }
 
 /**
@@ -51,7 +56,8 @@ export class ReportFile {
   }
 
   add(line: ReportLine): void {
-    const text = `${redact(reportLine(line))}\n`
+    // Redacted as JSON: `***` over an escape of the key must not leave a line jq cannot read.
+    const text = `${redactJson(reportLine(line), withheldKey)}\n`
     // A UTF-8 byte is at most 3 bytes per UTF-16 unit.
     if (this.used + text.length * 3 > BLOCK_BYTES) this.flush()
     if (text.length * 3 > BLOCK_BYTES) this.write(Buffer.from(text))

@@ -1,4 +1,4 @@
-import { redact } from '../secrets.js'
+import { redactJson } from '../secrets.js'
 import { targetLabel, targetName } from '../targets/label.js'
 import { CallEnd, plannedCall, RESPONSE_OUTPUT_BYTES } from './call.js'
 import { LineContext, LineFields, Outcome, resultBody, resultLine } from './lines.js'
@@ -72,7 +72,8 @@ export class Ledger {
     const name = outcome === 'succeeded' ? undefined : targetName(target, this.options.nameField)
     this.write({ key, index, target, outcome, status, name, error, attempts, ms, body })
     const whole = end.status !== null && !truncated && Buffer.byteLength(end.text) < RESPONSE_OUTPUT_BYTES
-    if (!this.options.targets && whole) this.response = redact(end.text)
+    // A JSON answer stays JSON once redacted: `fromJSON` of the response output must not fail.
+    if (!this.options.targets && whole) this.response = redactJson(end.text)
   }
 
   /** A call still open when the drain ended: unknown if it may have been sent, else never made. */

@@ -1,4 +1,5 @@
-import { nestsDeeperThan, parseExact } from '../json.js'
+import { parseExact } from '../json.js'
+import { nestsDeeperThan } from '../json-text.js'
 import { REDACT_MARGIN_CHARS, redactThenCut } from '../secrets.js'
 import { hasId } from '../targets/key.js'
 

@@ -5,7 +5,7 @@ import { RecordSigner } from '../auth/record-key.js'
 import { messageOf } from '../errors.js'
 import { tempFileError, writeAll } from '../files.js'
 import { formatBytes } from '../format.js'
-import { redact } from '../secrets.js'
+import { redactJson, WITHHELD } from '../secrets.js'
 import { Outcome } from './lines.js'
 import { headerLine, RecordHeader, sealLine, sealMessage } from './record-format.js'
 
@@ -90,8 +90,9 @@ export class ResultsRecord {
       return
     }
     // Redacted, then kept as bytes: a line held as a string until its block was written survived
-    // young-generation collections and was copied by each (docs/performance.md).
-    this.append(redact(line))
+    // young-generation collections and was copied by each (docs/performance.md). Redacted as JSON:
+    // `***` over a number of the body must not leave a line jq cannot read.
+    this.append(redactJson(line, headOf))
     this.ends.push(this.blockBytes)
     this.outcomes.push(outcome)
     if (this.blockBytes >= FLUSH_BYTES) this.flush()
@@ -186,4 +187,13 @@ export class ResultsRecord {
     this.unrecorded += n
     this.lost.set(outcome, (this.lost.get(outcome) ?? 0) + n)
   }
+}
+
+/**
+ * What a line keeps when its parts, each redacted, still hold a secret together: the fields a resume
+ * and a report read, and its index; the body says why the rest is gone.
+ */
+function headOf(line: unknown): unknown {
+  const { key, call, outcome, status, runAttempt, shard, index } = line as Record<string, unknown>
+  return { key, call, outcome, status, runAttempt, shard, index, body: WITHHELD }
 }

@@ -1,4 +1,4 @@
-import { stringEnd, topLevelKeys } from '../json.js'
+import { stringEnd, topLevelKeys } from '../json-text.js'
 import { parseShard } from '../targets/shards.js'
 import { Outcome, OUTCOMES } from './lines.js'
 

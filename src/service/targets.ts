@@ -1,14 +1,15 @@
 import { Bearer } from '../auth/bearer.js'
 import { Transport } from '../http/client.js'
-import { Measured, parseMeasured } from '../json.js'
+import { MAX_TARGET_DEPTH, Measured, parseMeasured } from '../json.js'
 import { listText } from './list-text.js'
 import { excerpt, holdsOnly, holdsSecret, secretPath } from '../secrets.js'
 import { joinPath } from '../url.js'
+import { followable, LIST_ACTION as ACTION, linkKey } from './next-link.js'
 import { OperationError, perform, ResponseError } from '../http/operation.js'
 
 const MAX_PAGE_BYTES = 100 * 1024 * 1024
-const ACTION = 'list targets'
 const LIST_KEYS = ['targets', 'data', 'items', 'results'] as const
+const ARRAY_START = /^\s*\[/
 
 export interface ListOptions {
   readonly baseUrl: URL
@@ -49,8 +50,8 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
         // base64, hex, 12 characters of it), would be written to targets and targets-file: the
         // token of this page, and every other one registered (the client secret, the Basic pair, a
         // private key's lines, a client assertion, the GitHub ID token, a token before a renewal).
-        if (holdsSecret(text, token)) throw echoed(text, token)
-        const body = parseTargetsBody(text)
+        if (holdsSecret(text, token)) throw echoed(text, token, page)
+        const body = parseTargetsBody(text, page)
         const next = nextFromLinkHeader(headerText(res.headers.link)) ?? body.next
         return { targets: body.targets, json: body.json, next }
       }
@@ -99,72 +100,19 @@ export async function listTargets(http: Transport, options: ListOptions): Promis
 }
 
 /** The failure of a page that holds a secret: which secret it is and where, never its text. */
-function echoed(text: string, token: string): ResponseError {
+function echoed(text: string, token: string, page: number): ResponseError {
   const what = holdsOnly(text, token)
     ? 'the bearer token'
     : 'a secret of this step other than its bearer token (the client secret or private key, a client assertion, an ID token, an earlier token)'
-  const path = secretPath(parseTargetsBody(text).targets, 'targets', token)
+  const path = secretPath(parseTargetsBody(text, page).targets, 'targets', token)
   return new ResponseError(
     `the service's response holds ${what}${path ? ` at ${path}` : ''}; it is never written to targets or ` +
       'targets-file. Ask the service operator why it echoes credentials.'
   )
 }
 
-/**
- * What is kept of a page's link to catch loops, whatever its length: a number of 53 bits from two
- * 32-bit hashes of its text (FNV-1a, and a multiply-and-shift). A link listed again always gives its
- * number again; two links give the same one about once in 10^16 pairs, which would stop the listing
- * as a loop. A SHA-1 cost about 5 µs a page in a long listing; this, under 1 µs.
- */
-export function linkKey(href: string): number {
-  let a = 0x811c9dc5
-  let b = 0x9747b28c
-  for (let i = 0; i < href.length; i++) {
-    const c = href.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x5bd1e995)
-    b ^= b >>> 15
-  }
-  return (a >>> 0) * 0x200000 + (b >>> 11)
-}
-
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value
-}
-
-/** A longer next-page link is refused: every page's is parsed, hashed and sent whole. */
-const MAX_LINK_CHARS = 8 * 1024
-
-/** The next page's URL, noted in `seen`; refused when too long, invalid, off base-url's origin or seen before. */
-function followable(next: string, current: URL, origin: string, seen: Set<number>): URL {
-  if (next.length > MAX_LINK_CHARS) {
-    throw new OperationError(
-      ACTION,
-      `the next-page link is ${next.length} characters long, more than ${MAX_LINK_CHARS}`
-    )
-  }
-  let url: URL
-  try {
-    url = new URL(next, current)
-  } catch {
-    throw new OperationError(ACTION, `the next-page link "${excerpt(next, 200)}" is not a valid URL`)
-  }
-  if (url.origin !== origin) {
-    throw new OperationError(
-      ACTION,
-      `the next-page link points to another origin (${url.origin}, not ${origin}); ` +
-        'the token is only sent to base-url, so the list cannot be completed.'
-    )
-  }
-  const key = linkKey(url.href)
-  if (seen.has(key)) {
-    throw new OperationError(
-      ACTION,
-      `the next-page link ${excerpt(url.href, 200)} was already listed (a pagination loop).`
-    )
-  }
-  seen.add(key)
-  return url
 }
 
 function adviceFor(status: number, baseUrl: URL, requested: URL): string {
@@ -191,13 +139,24 @@ export interface TargetsPage {
   readonly json?: string
 }
 
-/** A targets body: a JSON array, or an object holding the array under targets, data, items or results. */
-export function parseTargetsBody(text: string): TargetsPage {
+/**
+ * A targets body: a JSON array, or an object holding the array under targets, data, items or
+ * results; refused when it nests deeper than a targets file may (`page` names it in the error).
+ */
+export function parseTargetsBody(text: string, page = 1): TargetsPage {
   let parsed: Measured
+  // A target in an array stands at level 2 of the page; in an object's array, at level 3.
+  const maxDepth = MAX_TARGET_DEPTH + (ARRAY_START.test(text) ? 1 : 2)
   try {
-    parsed = parseMeasured(text)
+    parsed = parseMeasured(text, maxDepth)
   } catch {
     throw new ResponseError(`the service's response is not valid JSON: "${excerpt(text, 120)}"`)
+  }
+  if (parsed.deeper) {
+    throw new ResponseError(
+      `page ${page} of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep in its targets, the most a ` +
+        'targets file may (deeper would overflow the stack of later steps). Ask the service operator to nest targets less deeply.'
+    )
   }
   const json = parsed.value
   if (Array.isArray(json)) return { targets: json, json: listText(text, parsed.length) }

@@ -3,7 +3,7 @@ import { createReadStream, readdirSync, Stats, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { formatCount } from '../format.js'
-import { parseExact } from '../json.js'
+import { MAX_TARGET_DEPTH, parseExact } from '../json.js'
 
 /**
  * Targets handed to the caller at a time: memory holds a batch, never the list. Small, with small
@@ -15,8 +15,6 @@ export const BATCH = 200
 const CHUNK_BYTES = 16 * 1024
 /** One target's JSON at the most: a longer one is not a target this action wrote. */
 const MAX_TARGET_CHARS = 16 * 1024 * 1024
-/** The deepest nesting of a target: deeper JSON would overflow the stack of every later step. */
-export const MAX_DEPTH = 512
 
 export class SnapshotError extends Error {
   constructor(detail: string) {
@@ -166,9 +164,9 @@ class ArraySplitter {
       }
       if (c === 0x22) this.inString = true
       else if (c === 0x5b || c === 0x7b) {
-        if (++this.depth > MAX_DEPTH) {
+        if (++this.depth > MAX_TARGET_DEPTH) {
           throw new SnapshotError(
-            `the file nests JSON more than ${MAX_DEPTH} levels deep in target ${formatCount(this.seen + 1)}: it is not a targets file of this action.`
+            `the file nests JSON more than ${MAX_TARGET_DEPTH} levels deep in target ${formatCount(this.seen + 1)}: it is not a targets file of this action.`
           )
         }
       } else if ((c === 0x5d || c === 0x7d) && this.depth > 0) this.depth--

@@ -1,4 +1,4 @@
-import { cell, MARKDOWN_SPECIAL } from '../../src/report/cells.js'
+import { cell, MARKDOWN_SPECIAL, UNSHOWN } from '../../src/report/cells.js'
 import { mask } from '../../src/secrets.js'
 
 describe('cell', () => {
@@ -24,6 +24,13 @@ describe('cell', () => {
     ['other unicode kept', 'é\u2028x', 'é x']
   ])('gives %s', (_, value, expected) => {
     expect(cell(value)).toBe(expected)
+  })
+
+  it('shows a placeholder for a value JSON.stringify cannot write, rather than throwing', () => {
+    const deep = JSON.parse(`${'['.repeat(200_000)}${']'.repeat(200_000)}`) as unknown
+    expect(() => JSON.stringify(deep)).toThrow(RangeError)
+    expect(cell(deep)).toBe(cell(UNSHOWN))
+    expect(cell(deep)).toBe('\\(not shown\\: nested too deep\\)')
   })
 
   it('cuts at 80 characters by default, and at maxChars when given', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ReportFile, ReportLine, reportLine } from '../../src/report/report-file.js'
-import { mask } from '../../src/secrets.js'
+import { mask, WITHHELD } from '../../src/secrets.js'
 
 let dir: string
 beforeEach(() => {
@@ -145,6 +145,24 @@ describe('ReportFile', () => {
     file.add({ ...done, key: 'id-report-file-secret-31' })
     file.close()
     expect(readFileSync(file.path, 'utf8')).toBe(`${reportLine({ ...done, key: 'id-***' })}\n`)
+  })
+
+  it('keeps each line JSON where redaction would withhold its whole text', () => {
+    // Cutting this secret out leaves it whole again: redact() withholds the whole text.
+    mask('p4ss***word-secret')
+    const file = new ReportFile(dir)
+    file.add({ ...done, key: 'p4ssp4ss***word-secretword-secret' })
+    file.close()
+    expect(JSON.parse(readFileSync(file.path, 'utf8'))).toEqual({ ...done, key: WITHHELD })
+  })
+
+  it('withholds the key when the parts of a line hold a secret only together', () => {
+    // A run of 12 of it stands only across the key and the field after it.
+    mask('k-3-abc","outc')
+    const file = new ReportFile(dir)
+    file.add({ ...done, key: 'k-3-abc' })
+    file.close()
+    expect(JSON.parse(readFileSync(file.path, 'utf8'))).toEqual({ ...done, key: WITHHELD })
   })
 
   it('names the folder and what to do when the file cannot be made', () => {

@@ -62,6 +62,13 @@ describe('renderSummary', () => {
     expect(Buffer.byteLength(md)).toBeLessThan(16 * 1024)
   })
 
+  it('renders a target nested too deep for JSON.stringify, with a placeholder in its column', () => {
+    const status = JSON.parse(`${'['.repeat(200_000)}${']'.repeat(200_000)}`) as unknown
+    const targets = [{ id: 't1', status }, { id: 't2' }]
+    const md = renderSummary(token, base, { ...listing([{}, {}]), preview: targets }, now)
+    expect(md).toContain('| t1 | \\(not shown\\: nested too deep\\) |')
+  })
+
   it('escapes HTML, pipes and line breaks in cells', () => {
     const md = renderSummary(token, base, listing([{ name: '<script>x</script> | a\nb' }]), now)
     expect(md).toContain('| \\<script\\>x\\</script\\> \\| a b |')

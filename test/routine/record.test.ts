@@ -6,7 +6,8 @@ import { recordSigner, recordVerifier } from '../../src/auth/record-key.js'
 import { Outcome } from '../../src/routine/lines.js'
 import { RecordHeader, sealLine, sealMessage } from '../../src/routine/record-format.js'
 import { RecordOptions, ResultsRecord, RESULTS_BODY_CAP_BYTES } from '../../src/routine/record.js'
-import { mask } from '../../src/secrets.js'
+import { parseResultLine } from '../../src/routine/result-line.js'
+import { mask, WITHHELD } from '../../src/secrets.js'
 
 type Write = typeof writeSync
 
@@ -199,6 +200,40 @@ describe('ResultsRecord', () => {
     r.add('{"echo":"some-secret-value","n":1}', 'succeeded')
     r.close()
     expect(body(r)).toEqual(['{"echo":"***","n":1}', 'seal 1'])
+  })
+
+  it('keeps every line JSON, and readable by a resume, whatever redaction replaces', () => {
+    // This secret's hex is all digits: 12 characters of it are a 24-digit JSON number.
+    const secret = 'aPbQcRdSeTfUgVhW'
+    mask(secret)
+    mask('p4ss***word-secret')
+    const digits = Buffer.from(secret.slice(2, 14)).toString('hex')
+    const head =
+      '{"key":"t1","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":1,"shard":null,"index":0'
+    const r = record()
+    r.add(`${head},"body":{"ok":true,"n":${digits}}}`, 'failed')
+    // Cutting this secret out leaves it whole again: redact() withholds the whole text.
+    r.add(`${head},"error":"p4ssp4ss***word-secretword-secret"}`, 'failed')
+    r.close()
+    const lines = body(r).slice(0, 2)
+    expect(lines.map(l => JSON.parse(l) as unknown)).toEqual([
+      { ...JSON.parse(`${head}}`), body: { ok: true, n: '***' } },
+      { ...JSON.parse(`${head}}`), error: WITHHELD }
+    ])
+    expect(lines.map(parseResultLine)).toEqual([
+      expect.objectContaining({ key: 't1', outcome: 'failed' }),
+      expect.anything()
+    ])
+  })
+
+  it('keeps the fields a resume reads when the parts of a line hold a secret only together', () => {
+    mask('wqzvjk",9876543')
+    const line =
+      '{"key":"t2","call":"0123456789abcdef","outcome":"failed","status":500,"runAttempt":1,"shard":null,"index":3,"body":["wqzvjk",9876543]}'
+    const r = record()
+    r.add(line, 'failed')
+    r.close()
+    expect(JSON.parse(body(r)[0])).toEqual({ ...JSON.parse(line), body: WITHHELD })
   })
 
   it('writes every byte when the disk takes 3 at a time', () => {

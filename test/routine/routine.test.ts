@@ -522,6 +522,14 @@ describe('runRoutine, rule by rule', () => {
     expect(listed.response).toBeUndefined()
   })
 
+  it('keeps a JSON response JSON when redaction falls on a number', async () => {
+    // This secret's hex is all digits: 12 characters of it are a 24-digit JSON number.
+    mask('aPbQcRdSeTfUgVhW')
+    const digits = Buffer.from('bQcRdSeTfUgV').toString('hex')
+    const result = await runRoutine(fake(() => res(200, `{"ok":true,"n":${digits}}`)).transport, options())
+    expect(result.response).toBe('{"ok":true,"n":"***"}')
+  })
+
   it('cuts a body at exactly 64 KiB, not before', async () => {
     const at = (n: number) =>
       runRoutine(fake(() => res(200, 'x'.repeat(n))).transport, options({ targets: list([{ id: 'a' }]) }))

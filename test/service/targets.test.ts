@@ -1,7 +1,8 @@
 import nock from 'nock'
 import { Bearer } from '../../src/auth/bearer.js'
-import { linkKey, listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
+import { listTargets, ListOptions, nextFromLinkHeader, parseTargetsBody } from '../../src/service/targets.js'
 import { ResponseError } from '../../src/http/operation.js'
+import { MAX_TARGET_DEPTH } from '../../src/json.js'
 import type { HttpResponse, Transport } from '../../src/http/client.js'
 import { captureStdout, recordingHttp } from '../helpers.js'
 import { mask, maskPrivateKey } from '../../src/secrets.js'
@@ -144,32 +145,6 @@ describe('listTargets', () => {
   })
 })
 
-describe('linkKey', () => {
-  it('gives a link the same 53-bit number every time, and these numbers', () => {
-    expect(linkKey('https://api.service.test/v1/targets?page=2')).toBe(
-      linkKey('https://api.service.test/v1/targets?page=2')
-    )
-    // Pinned: the number is the two hashes as written, not any hash of the link.
-    expect(linkKey('')).toBe(0x811c9dc5 * 0x200000 + (0x9747b28c >>> 11))
-    expect(linkKey('a')).toBe(8023708208996883)
-    expect(linkKey('https://api.service.test/v1/targets?page=2')).toBe(4638386694129314)
-    for (const href of ['a', 'ab', 'https://x.test/?page=1', '\u{1F600}'.repeat(40)]) {
-      expect(Number.isSafeInteger(linkKey(href))).toBe(true)
-    }
-  })
-
-  it('tells apart 200,000 links that differ in a page number or a cursor', () => {
-    const keys = new Set<number>()
-    for (let i = 0; i < 100_000; i++) {
-      keys.add(linkKey(`https://api.service.test/v1/targets?page=${i}`))
-      keys.add(
-        linkKey(`https://api.service.test/v1/targets?cursor=${Buffer.from(String(i * 7919)).toString('base64url')}`)
-      )
-    }
-    expect(keys.size).toBe(200_000)
-  })
-})
-
 describe('parseTargetsBody', () => {
   it.each([
     ['<html>login</html>', 'is not valid JSON: "<html>login</html>"'],
@@ -197,6 +172,42 @@ describe('parseTargetsBody', () => {
 
   it('prefers the first list key in order and treats an empty next as the end', () => {
     expect(parseTargetsBody('{"data": [1], "items": [2], "next": ""}')).toEqual({ targets: [1], next: undefined })
+  })
+})
+
+describe('a page nested deeper than a targets file may be', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+
+  it('takes targets nested as deep as a targets file may hold them, in an array or an object', () => {
+    expect(parseTargetsBody(`[${nested(MAX_TARGET_DEPTH)}]`).targets).toHaveLength(1)
+    expect(parseTargetsBody(` {"targets":[{"a":${nested(MAX_TARGET_DEPTH - 1)}}]}`).targets).toHaveLength(1)
+  })
+
+  it.each([
+    ['an array', (t: string) => `[${t}]`],
+    ['an object', (t: string) => `{"next":null,"items":[${t}]}`]
+  ])('refuses a target one level deeper, in %s, naming the page and the limit', (_form, page) => {
+    for (const depth of [MAX_TARGET_DEPTH + 1, 200_000]) {
+      expect(() => parseTargetsBody(page(`{"id":"a","status":${nested(depth - 1)}}`), 3)).toThrow(
+        new ResponseError(
+          `page 3 of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep in its targets, the most a targets ` +
+            'file may (deeper would overflow the stack of later steps). Ask the service operator to nest targets less deeply.'
+        )
+      )
+    }
+  })
+
+  it('fails the listing at that page, before its targets are handed on', async () => {
+    nock(API)
+      .get('/v1/targets')
+      .reply(200, [{ id: 'a' }], { Link: '</v1/targets?page=2>; rel="next"' })
+      .get('/v1/targets?page=2')
+      .reply(200, `[{"id":"b","status":${nested(200_000)}}]`)
+    const pages: number[] = []
+    await expect(list(`${API}/`, 1000, pages)).rejects.toThrow(
+      `Failed to list targets: page 2 of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep`
+    )
+    expect(pages).toEqual([1])
   })
 })
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { BATCH, MAX_DEPTH, readSnapshot, SnapshotError, snapshotPath } from '../../src/targets/snapshot.js'
+import { MAX_TARGET_DEPTH } from '../../src/json.js'
+import { BATCH, readSnapshot, SnapshotError, snapshotPath } from '../../src/targets/snapshot.js'
 
 let dir: string
 beforeEach(() => {
@@ -158,12 +159,12 @@ describe('readSnapshot', () => {
     await expect(read(file(text))).rejects.toThrow(/^Input targets-from: /)
   })
 
-  it('refuses a target nested deeper than MAX_DEPTH with a clear error, not a stack overflow', async () => {
+  it('refuses a target nested deeper than MAX_TARGET_DEPTH with a clear error, not a stack overflow', async () => {
     const deep = 100_000
     await expect(read(file(`[{"id":1},${'['.repeat(deep)}${']'.repeat(deep)}]`))).rejects.toThrow(
-      `Input targets-from: the file nests JSON more than ${MAX_DEPTH} levels deep in target 2: it is not a targets file of this action.`
+      `Input targets-from: the file nests JSON more than ${MAX_TARGET_DEPTH} levels deep in target 2: it is not a targets file of this action.`
     )
-    const atLimit = `[${'['.repeat(MAX_DEPTH - 1)}${']'.repeat(MAX_DEPTH - 1)}]`
+    const atLimit = `[${'['.repeat(MAX_TARGET_DEPTH - 1)}${']'.repeat(MAX_TARGET_DEPTH - 1)}]`
     await expect(read(file(atLimit))).resolves.toMatchObject({ count: 1 })
   })
 
@@ -189,10 +190,12 @@ describe('readSnapshot', () => {
     )
   })
 
-  it('reads a target nested exactly MAX_DEPTH levels deep', async () => {
+  it('reads a target nested exactly MAX_TARGET_DEPTH levels deep', async () => {
     const nested = (depth: number) => `[${'['.repeat(depth)}${']'.repeat(depth)}]`
-    await expect(read(file(nested(MAX_DEPTH)))).resolves.toMatchObject({ count: 1 })
-    await expect(read(file(nested(MAX_DEPTH + 1)))).rejects.toThrow(`more than ${MAX_DEPTH} levels deep in target 1`)
+    await expect(read(file(nested(MAX_TARGET_DEPTH)))).resolves.toMatchObject({ count: 1 })
+    await expect(read(file(nested(MAX_TARGET_DEPTH + 1)))).rejects.toThrow(
+      `more than ${MAX_TARGET_DEPTH} levels deep in target 1`
+    )
   })
 
   describe('a target of 16 MiB of JSON at the most', () => {
