@@ -146,7 +146,7 @@ export function redactJson(text: string, lastResort?: (value: unknown) => unknow
   }
   for (const kept of lastResort ? [value, lastResort(value)] : [value]) {
     const out = JSON.stringify(redactParts(kept))
-    if (!holdsSecret(out)) return out
+    if (secretSpans(out, fragments, true).length === 0) return out
   }
   return JSON.stringify(clean)
 }
@@ -177,12 +177,14 @@ function redactParts(value: unknown): unknown {
 }
 
 /**
- * Whether `text` holds a secret in any form redact() finds: any registered one (the client secret,
- * the Basic pair, a private key's lines, an assertion, every token so far), and `also` (the bearer
- * token a request sends) even if it was never registered. One pass when `also` is registered.
+ * Whether `text` holds a secret of 12 characters or more in any form redact() finds: any registered
+ * one (the client secret, the Basic pair, a private key's lines, an assertion, every token so far),
+ * and `also` (the bearer token a request sends) even if it was never registered. One pass when
+ * `also` is registered. A shorter secret (a short line of a key) is left out: found only whole, it
+ * or its hex would be found in ordinary data, and a listing would fail on a word or a digest.
  */
 export function holdsSecret(text: string, also?: string): boolean {
-  if (!fragments.empty && secretSpans(text, fragments, true).length > 0) return true
+  if (!fragments.empty && secretSpans(text, fragments, true, true).length > 0) return true
   return also !== undefined && !added.has(also) && holdsOnly(text, also)
 }
 
@@ -213,10 +215,10 @@ export function secretPath(value: unknown, name: string, also?: string): string 
 
 /**
  * How much more than it shows a caller should keep of a text it will cut: room past the cut for a
- * 12-character run in any one-layer encoding (at most 10 characters a character: &#1114111;), so
- * that a secret across the cut is withheld, not kept up to it.
+ * run of 12 bytes in any one-layer encoding (35 characters of spaced hex, at most 10 characters a
+ * character: &#1114111;), so that a secret across the cut is withheld, not kept up to it.
  */
-export const REDACT_MARGIN_CHARS = 256
+export const REDACT_MARGIN_CHARS = 384
 
 /**
  * Redacts, then cuts to at most `maxChars` (never inside a surrogate pair): a secret across the

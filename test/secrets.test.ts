@@ -393,6 +393,15 @@ describe('holdsSecret', () => {
     expect(holdsOnly(`said ${current}`, current)).toBe(true)
     expect(holdsSecret('client-secr', current)).toBe(false)
   })
+
+  it('leaves out a registered secret under 12 characters, which redact() still withholds whole', () => {
+    mask('s3cr3t!')
+    const hex = Buffer.from('s3cr3t!').toString('hex')
+    for (const text of ['rotate s3cr3t! weekly', `sha 00${hex}ff`]) {
+      expect(holdsSecret(text)).toBe(false)
+      expect(redact(text)).toContain('***')
+    }
+  })
 })
 
 describe('secretPath', () => {

@@ -20,14 +20,23 @@ export function hexForms(secret: string): string[] {
 
 /**
  * The secret's UTF-8 bytes in hex with one separator between bytes, as a byte dump, a certificate
- * fingerprint or Python's bytes.hex(' ') writes them: a space, a colon or a dash; lower and upper case.
+ * fingerprint or Python's bytes.hex(' ') writes them: a space, a colon or a dash, and + (a space in
+ * form encoding, which is matched as written); lower and upper case.
  */
 export function spacedHexForms(secret: string): string[] {
   const pairs = Buffer.from(secret, 'utf8').toString('hex').match(/../g) ?? []
-  return [' ', ':', '-'].flatMap(separator => {
+  return [' ', ':', '-', '+'].flatMap(separator => {
     const hex = pairs.join(separator)
     return [hex, hex.toUpperCase()]
   })
+}
+
+/** Four hex pairs with one separator: a text without them holds no secret's spaced hex (4 bytes or more). */
+const SPACED_HEX = /[0-9A-Fa-f]{2}([ :+-])[0-9A-Fa-f]{2}\1[0-9A-Fa-f]{2}\1[0-9A-Fa-f]{2}/
+
+/** Whether a text may hold a secret's spaced hex (a date or a time holds three pairs, not four). */
+export function mayHoldSpacedHex(text: string): boolean {
+  return SPACED_HEX.test(text)
 }
 
 /**

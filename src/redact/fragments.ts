@@ -1,5 +1,5 @@
 import { BLOCK, FILTER_BITS, grown, hashAt, sameBlock, widened } from './blocks.js'
-import { base64Forms, hexForms, spacedHexForms, textForms } from './forms.js'
+import { base64Forms, hexForms, mayHoldSpacedHex, spacedHexForms, textForms } from './forms.js'
 
 /** The shortest run of a secret's characters that is withheld; a shorter secret is withheld whole. */
 export const MIN_RUN = 12
@@ -28,9 +28,6 @@ const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
 export const LONG_TEXT = 8 * 1024
 /** The chains' heads: by the block hash's low bits. */
 const HEAD_BITS = 12
-// Four hex pairs and one separator: a text without them holds no spaced hex of a secret (4 bytes or
-// more; a date or a time has three), whose forms are made once a text, or a long one, may.
-const SPACED_HEX = /[0-9A-Fa-f]{2}([ :-])[0-9A-Fa-f]{2}\1[0-9A-Fa-f]{2}\1[0-9A-Fa-f]{2}/
 /** Strides of STRIDE, 2 STRIDE and 3 STRIDE: each with its bitmap and chains. */
 const [STRIDES, FILTER_WORDS] = [3, 1 << (FILTER_BITS - 5)]
 
@@ -65,7 +62,9 @@ export class Fragments {
   private readonly ascii = new Uint8Array(128)
   /** Whether find()'s matching path has run on this table's own forms (runMatch). */
   private matchRun = false
-  /** Secrets whose spaced hex forms are not in the table yet: no text has asked for them. */
+  /** The forms of secrets under MIN_RUN characters, matched only whole (by index). */
+  private readonly wholes = new Set<number>()
+  /** Secrets whose spaced hex forms are not made yet: no text may have held one (mayHoldSpacedHex). */
   private readonly spacedLater: [string, number, number][] = []
 
   get empty(): boolean {
@@ -83,29 +82,30 @@ export class Fragments {
     // A JWT's header (alg, typ, kid) is the same in every token of an issuer: a run counts only
     // with 12 characters after it, so another token of the issuer is not taken for this one.
     const header = JWT_HEADER.exec(secret)?.[0].length ?? 0
-    for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false, header)
-    for (const form of hexForms(secret)) this.addForm(form, whole ? form.length : MIN_HEX_RUN, false, 2 * header)
+    for (const form of textForms(secret)) this.addForm(form, whole ? form.length : MIN_RUN, false, header, whole)
+    for (const form of hexForms(secret)) this.addForm(form, whole ? form.length : MIN_HEX_RUN, false, 2 * header, whole)
     this.spacedLater.push([secret, whole ? 0 : MIN_SPACED, 3 * header])
     for (const form of base64Forms(secret)) {
-      if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true, 0)
+      if (form.length >= 2 * MIN_SECRET) this.addForm(form, whole ? form.length : MIN_BASE64_RUN, true, 0, whole)
     }
   }
 
-  /** Adds the spaced hex forms of the secrets added so far, when `text` may hold one. */
+  /** Adds the spaced hex forms of the secrets added so far, when `text` may hold one, or is long. */
   private addSpaced(text: string): void {
-    if (text.length < LONG_TEXT && !SPACED_HEX.test(text)) return
+    if (text.length < LONG_TEXT && !mayHoldSpacedHex(text)) return
     for (const [secret, minRun, header] of this.spacedLater.splice(0)) {
-      for (const form of spacedHexForms(secret)) this.addForm(form, minRun || form.length, false, header)
+      for (const form of spacedHexForms(secret)) this.addForm(form, minRun || form.length, false, header, minRun === 0)
     }
   }
 
-  private addForm(form: string, minRun: number, base64: boolean, header: number): void {
+  private addForm(form: string, minRun: number, base64: boolean, header: number, whole: boolean): void {
     if (this.known.has(form)) return
     this.known.add(form)
     if (minRun < STRIDE + BLOCK - 1) {
       this.short.push({ form, base64 })
       return
     }
+    if (whole) this.wholes.add(this.forms.length)
     for (let i = 0; i < form.length; i++) {
       const code = form.charCodeAt(i)
       if (code < 128) this.ascii[code] = 1
@@ -145,14 +145,14 @@ export class Fragments {
 
   /**
    * Appends to `spans` (start, end pairs) every run of MIN_RUN or more characters of a secret in
-   * `text`, and every whole short secret; stops at the first when `first` is set.
+   * `text`, and every whole short secret (not with `longOnly`); stops at the first when `first` is set.
    */
-  find(text: string, spans: number[], first = false): void {
+  find(text: string, spans: number[], first = false, longOnly = false): void {
     const n = text.length
     if (this.spacedLater.length > 0) this.addSpaced(text)
     if (n >= LONG_TEXT && !this.matchRun) this.runMatch()
     for (let j = this.nextBlock(text, 0); j >= 0;) {
-      const end = this.runsAt(text, j, spans, first)
+      const end = this.runsAt(text, j, spans, first, longOnly)
       if (end < 0) return
       // A run already found is not walked again from each of its blocks.
       j = this.nextBlock(
@@ -160,7 +160,7 @@ export class Fragments {
         (end > 0 ? Math.max(j, Math.floor((end - BLOCK) / STRIDE) * STRIDE - STRIDE) : j) + STRIDE
       )
     }
-    for (const { form, base64 } of this.short) {
+    for (const { form, base64 } of longOnly ? [] : this.short) {
       for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) {
         if (base64) widened(text, at, at + form.length, true, true, spans)
         else spans.push(at, at + form.length)
@@ -200,7 +200,7 @@ export class Fragments {
    * The runs of forms through the block at `j`, appended to `spans`: where the last of them ends (0
    * when none does), or -1 when `first` is set and one was found.
    */
-  private runsAt(text: string, j: number, spans: number[], first: boolean): number {
+  private runsAt(text: string, j: number, spans: number[], first: boolean, longOnly: boolean): number {
     const chain = hashAt(text, j) & ((1 << HEAD_BITS) - 1)
     let end = 0
     for (let stride = 0; stride < STRIDES; stride++) {
@@ -208,7 +208,7 @@ export class Fragments {
       for (let place = this.heads[(stride << HEAD_BITS) + chain]; place > 0; place = this.placeNext[place - 1]) {
         const index = this.placeForm[place - 1]
         const p = this.placeAt[place - 1]
-        if (!sameBlock(text, j, this.forms[index], p)) continue
+        if (!sameBlock(text, j, this.forms[index], p) || (longOnly && this.wholes.has(index))) continue
         const stop = this.runAt(text, j, index, p, spans)
         if (stop === 0) continue
         if (first) return -1

@@ -12,10 +12,13 @@ const MAX_LAYERS = 3
 
 type ToText = (from: number, to: number) => [number, number]
 
-/** The spans of `text` (start, end pairs, unordered, overlapping) that hold a secret in any view. */
-export function secretSpans(text: string, fragments: Fragments, first = false): number[] {
+/**
+ * The spans of `text` (start, end pairs, unordered, overlapping) that hold a secret in any view;
+ * with `longOnly`, a secret of MIN_RUN characters or more only.
+ */
+export function secretSpans(text: string, fragments: Fragments, first = false, longOnly = false): number[] {
   const spans: number[] = []
-  fragments.find(text, spans, first)
+  fragments.find(text, spans, first, longOnly)
   // Most texts hold no %, & or \: they are their only view.
   if ((first && spans.length > 0) || !mayBeEncoded(text)) return spans
   let view = text
@@ -27,7 +30,7 @@ export function secretSpans(text: string, fragments: Fragments, first = false): 
     toText = (from, to) => outer(...sourceSpan(encoded, from, to))
     view = decoded
     const found: number[] = []
-    fragments.find(view, found, first)
+    fragments.find(view, found, first, longOnly)
     for (let k = 0; k < found.length; k += 2) spans.push(...toText(found[k], found[k + 1]))
     if (first && spans.length > 0) break
   }

@@ -154,8 +154,8 @@ export function parseTargetsBody(text: string, page = 1): TargetsPage {
   }
   if (parsed.deeper) {
     throw new ResponseError(
-      `page ${page} of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep in its targets, the most a ` +
-        'targets file may (deeper would overflow the stack of later steps). Ask the service operator to nest targets less deeply.'
+      `page ${page} of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep, the most a targets file ` +
+        'may (deeper would overflow the stack of later steps). Ask the service operator to nest its answers less deeply.'
     )
   }
   const json = parsed.value

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { base64Forms, hexForms, spacedHexForms, textForms } from '../../src/redact/forms.js'
+import { base64Forms, hexForms, mayHoldSpacedHex, spacedHexForms, textForms } from '../../src/redact/forms.js'
 
 describe('textForms', () => {
   it('is the secret, with + for each space, and its UTF-8 bytes one character each', () => {
@@ -20,8 +20,28 @@ describe('hexForms', () => {
 
 describe('spacedHexForms', () => {
   it("is the secret's UTF-8 bytes in hex with a space, a colon or a dash between bytes, each in both cases", () => {
-    expect(spacedHexForms('Ab~')).toEqual(['41 62 7e', '41 62 7E', '41:62:7e', '41:62:7E', '41-62-7e', '41-62-7E'])
-    expect(spacedHexForms('é')).toEqual(['c3 a9', 'C3 A9', 'c3:a9', 'C3:A9', 'c3-a9', 'C3-A9'])
+    expect(spacedHexForms('Ab~')).toEqual([
+      '41 62 7e',
+      '41 62 7E',
+      '41:62:7e',
+      '41:62:7E',
+      '41-62-7e',
+      '41-62-7E',
+      '41+62+7e',
+      '41+62+7E'
+    ])
+    expect(spacedHexForms('é')).toEqual(['c3 a9', 'C3 A9', 'c3:a9', 'C3:A9', 'c3-a9', 'C3-A9', 'c3+a9', 'C3+A9'])
+  })
+})
+
+describe('mayHoldSpacedHex', () => {
+  it('is four hex pairs with one separator, not a date, a time or mixed separators', () => {
+    for (const text of ['ab cd ef 01', 'x AB:CD:EF:01 y', '00-11-22-33', 'q=0a+0b+0c+0d']) {
+      expect(mayHoldSpacedHex(text)).toBe(true)
+    }
+    for (const text of ['2026-12-08 14:13:52', 'ab cd ef', 'ab:cd-ef:01', 'ab cd eg 01', '']) {
+      expect(mayHoldSpacedHex(text)).toBe(false)
+    }
   })
 })
 

@@ -296,8 +296,17 @@ describe('Fragments', () => {
 
   it('does not take hex with two separators between bytes, or with mixed separators, as a form', () => {
     const pairs = Buffer.from(SECRET).toString('hex').match(/../g) ?? []
-    expect(spansIn(pairs.join('  '), SECRET)).toEqual([])
-    expect(spansIn(pairs.map((pair, k) => (k % 2 ? `${pair}:` : `${pair} `)).join(''), SECRET)).toEqual([])
+    // After a long text, the spaced forms are made: what is not found is not found by the matcher.
+    const long = '.'.repeat(LONG_TEXT)
+    expect(spansIn(`${long}${pairs.join('  ')}`, SECRET)).toEqual([])
+    expect(spansIn(`${long}${pairs.map((pair, k) => (k % 2 ? `${pair}:` : `${pair} `)).join('')}`, SECRET)).toEqual([])
+    expect(spansIn(`${long}${pairs.join(' ')}`, SECRET)).toEqual([pairs.join(' ')])
+  })
+
+  it('finds spaced hex form-encoded, with + between bytes, as a query holds it', () => {
+    const pairs = Buffer.from(SECRET).toString('hex').match(/../g) ?? []
+    expect(spansIn(`q=${pairs.join('+')}&x=1`, SECRET)).toEqual([pairs.join('+')])
+    expect(spansIn(`q=${pairs.join('+').toUpperCase()}`, SECRET)).toEqual([pairs.join('+').toUpperCase()])
   })
 
   it('finds the hex of a secret inside a longer hex blob, and nothing of the bytes around it', () => {

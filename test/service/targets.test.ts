@@ -190,11 +190,17 @@ describe('a page nested deeper than a targets file may be', () => {
     for (const depth of [MAX_TARGET_DEPTH + 1, 200_000]) {
       expect(() => parseTargetsBody(page(`{"id":"a","status":${nested(depth - 1)}}`), 3)).toThrow(
         new ResponseError(
-          `page 3 of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep in its targets, the most a targets ` +
-            'file may (deeper would overflow the stack of later steps). Ask the service operator to nest targets less deeply.'
+          `page 3 of the list nests JSON more than ${MAX_TARGET_DEPTH} levels deep, the most a targets file ` +
+            'may (deeper would overflow the stack of later steps). Ask the service operator to nest its answers less deeply.'
         )
       )
     }
+  })
+
+  it('refuses a page nested too deep outside its targets, not blaming them', () => {
+    expect(() => parseTargetsBody(`{"targets":[],"meta":${nested(MAX_TARGET_DEPTH + 100)}}`, 2)).toThrow(
+      /^page 2 of the list nests JSON more than 512 levels deep, the most/
+    )
   })
 
   it('fails the listing at that page, before its targets are handed on', async () => {
@@ -423,6 +429,15 @@ describe('another secret of the step echoed into target data', () => {
   it('names the bearer token when it is the one echoed, registered or not', async () => {
     const { error } = await listWith([{ id: 'a', note: current }])
     expect(error).toMatch(/holds the bearer token at targets\[0\]\.note;/)
+  })
+
+  it('lists targets that hold a registered secret under 12 characters, or its hex: ordinary data may', async () => {
+    // A short key line ("AQAB") or a short secret is found only whole: a word, or 8 digits of a digest.
+    mask('AQAB')
+    mask('s3cr3t')
+    const digest = `00ab${Buffer.from('s3cr3t').toString('hex')}99`
+    const targets = [{ id: 'a', note: 'rotate s3cr3t weekly', exponent: 'AQAB', sha: digest }]
+    await expect(listWith(targets)).resolves.toEqual({ count: 1, error: undefined, got: targets })
   })
 
   it('lists targets that hold none of them', async () => {
