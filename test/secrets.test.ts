@@ -136,6 +136,12 @@ describe('redaction through normalising views', () => {
   captureStdout()
   beforeEach(() => mask(SECRET))
 
+  it('withholds every secret a text holds, not only the first, as it is and in a view', () => {
+    mask('second-secret-0042')
+    const text = `a ${SECRET} b second-secret-0042 c ${encodeURIComponent(SECRET)} d`
+    expect(redact(text)).toBe('a *** b *** c *** d')
+  })
+
   it.each([
     ['as given', SECRET],
     ['URI-encoded', encodeURIComponent(SECRET)],
@@ -397,9 +403,16 @@ describe('holdsSecret', () => {
   it('leaves out a registered secret under 12 characters, which redact() still withholds whole', () => {
     mask('s3cr3t!')
     const hex = Buffer.from('s3cr3t!').toString('hex')
-    for (const text of ['rotate s3cr3t! weekly', `sha 00${hex}ff`]) {
+    const spaced = (hex.match(/../g) ?? []).join(':')
+    for (const text of ['rotate s3cr3t! weekly', `sha 00${hex}ff`, `mac ${spaced}`]) {
       expect(holdsSecret(text)).toBe(false)
       expect(redact(text)).toContain('***')
+    }
+    // A longer one, in the same forms, is found.
+    mask('longer-s3cr3t!-here')
+    const long = Buffer.from('longer-s3cr3t!-here').toString('hex')
+    for (const text of [`sha 00${long}ff`, `mac ${(long.match(/../g) ?? []).join(':')}`]) {
+      expect(holdsSecret(text)).toBe(true)
     }
   })
 })
@@ -414,6 +427,7 @@ describe('secretPath', () => {
     expect(secretPath([{ n: 'the given-token-0123' }], 'list', 'given-token-0123')).toBe('list[0].n')
     expect(secretPath({ key: 'nothing' }, 'v', 'given-token-0123')).toBeUndefined()
     expect(secretPath({ 'registered-secret-77': 'plain' }, 'v')).toBeUndefined()
+    expect(secretPath({ a: null, b: 1, c: true, d: 'x', e: [null] }, 'v')).toBeUndefined()
   })
 })
 
@@ -446,6 +460,11 @@ describe('redactJson', () => {
       JSON.parse('{"***":1,"__proto__":{"n":"***"},"big":12345678901234567890}')
     )
     expect(redactJson(text)).toContain('"big":12345678901234567890')
+  })
+
+  it('redacts a plain number part by part: a short secret whose hex is all digits', () => {
+    mask('1234') // its hex: 31323334
+    expect(redactJson('{"n":31323334,"m":5}')).toBe('{"n":"***","m":5}')
   })
 
   it('redacts text that is not JSON as text', () => {
