@@ -1,6 +1,7 @@
 import type * as http from 'node:http'
 import type * as https from 'node:https'
 import { isIP } from 'node:net'
+import { dropped } from './dropped.js'
 import { AttemptError, TransportFailure } from './errors.js'
 
 /**
@@ -106,9 +107,10 @@ export function attempt(request: AttemptRequest, connection: Connection, limits:
         activeAt = now()
         size += chunk.length
         if (size > maxBytes) return fail({ kind: 'too-large', maxBytes })
-        if (kept >= keepBytes) return
+        if (kept >= keepBytes) return dropped.note(chunk.length)
         // The part kept of the chunk that crosses keepBytes is copied: a view would hold all of it.
         const part = kept + chunk.length > keepBytes ? Buffer.from(chunk.subarray(0, keepBytes - kept)) : chunk
+        if (part !== chunk) dropped.note(chunk.length - part.length)
         chunks.push(part)
         kept += part.length
       })

@@ -1,6 +1,8 @@
+import { jest } from '@jest/globals'
 import * as http from 'node:http'
 import { AddressInfo } from 'node:net'
 import { attempt, Connection } from '../../src/http/attempt.js'
+import { dropped } from '../../src/http/dropped.js'
 import { AttemptError } from '../../src/http/errors.js'
 
 // One attempt on a real socket: a loopback server per test, no retries, no policy.
@@ -126,6 +128,26 @@ describe('attempt', () => {
     expect(whole.truncated).toBeUndefined()
     const plain = await attempt(get(url, 1024 * 1024), connection, limits)
     expect(plain).not.toHaveProperty('bodyBytes')
+  })
+
+  it('counts what it drops of a body for the young-generation collection, and nothing it keeps', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200)
+      for (let i = 0; i < 64; i++) res.write(Buffer.alloc(1024, 'a'))
+      res.end('end')
+    })
+    const note = jest.spyOn(dropped, 'note')
+    try {
+      await attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits)
+      const sum = () => note.mock.calls.reduce((total, [bytes]) => total + bytes, 0)
+      expect(sum()).toBe(64 * 1024 + 3 - 1500)
+      note.mockClear()
+      await attempt(get(url, 1024 * 1024), connection, limits)
+      await attempt({ ...get(url, 1024 * 1024), keepBytes: 64 * 1024 + 3 }, connection, limits)
+      expect(note).not.toHaveBeenCalled()
+    } finally {
+      note.mockRestore()
+    }
   })
 
   it('still refuses a body over maxBytes when it keeps only part of it', async () => {
