@@ -149,16 +149,5 @@ export interface KeyHash {
 export function keyHash(key: string): KeyHash {
   const keyed = processKeyedHash()
   keyed.hash(key)
-  return { shard: shardHash(key), first: keyed.low, second: keyed.high }
-}
-
-/** fnv1a32, its walk over UTF-16 units while the key is ASCII (a byte a unit in UTF-8). */
-function shardHash(key: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i)
-    if (c >= 0x80) return fnv1a32(key)
-    h = Math.imul(h ^ c, 0x01000193)
-  }
-  return h >>> 0
+  return { shard: fnv1a32(key), first: keyed.low, second: keyed.high }
 }

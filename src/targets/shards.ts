@@ -45,10 +45,22 @@ export function shardOf(target: unknown, count: number): number {
 /** FNV-1a, 32 bits, over the UTF-8 bytes of `text` (encoded here, so no buffer per target). */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5
+  // ASCII first, a byte a unit, as most keys are: this loop is all they cost. With the closure
+  // below for every key, a 20-character key took 350-450 ns, not 70 (tsx, 2,000,000 keys).
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0x80) return fnv1a32From(text, i, hash)
+    hash = Math.imul(hash ^ c, 0x01000193)
+  }
+  return hash >>> 0
+}
+
+/** fnv1a32 from unit `from` on, `hash` being the hash of the bytes before it. */
+function fnv1a32From(text: string, from: number, hash: number): number {
   const byte = (b: number): void => {
     hash = Math.imul(hash ^ b, 0x01000193)
   }
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < text.length; i++) {
     let c = text.charCodeAt(i)
     if (c < 0x80) {
       byte(c)
