@@ -150,6 +150,24 @@ describe('attempt', () => {
     }
   })
 
+  it('keeps the head of a chunk that crosses keepBytes after others were kept, and counts its tail', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200)
+      res.write('a'.repeat(1000))
+      // Later, so that it most likely arrives as a chunk of its own, after 1000 bytes were kept.
+      setTimeout(() => res.end('b'.repeat(1000)), 30)
+    })
+    const note = jest.spyOn(dropped, 'note')
+    try {
+      const cut = await attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits)
+      expect(cut.body.toString()).toBe(`${'a'.repeat(1000)}${'b'.repeat(500)}`)
+      expect(cut).toMatchObject({ bodyBytes: 2000, truncated: true })
+      expect(note.mock.calls.reduce((total, [bytes]) => total + bytes, 0)).toBe(500)
+    } finally {
+      note.mockRestore()
+    }
+  })
+
   it('still refuses a body over maxBytes when it keeps only part of it', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200)
