@@ -4,9 +4,9 @@ import { setFlagsFromString } from 'node:v8'
  * A routine keeps only the first part of each response body and drops the rest as it arrives
  * (keepBytes). A dropped chunk's memory is freed only when V8 next collects the young generation,
  * and a call makes too little JavaScript garbage for that to come soon: 256 bodies of 8 MiB at
- * concurrency 64 peaked at 190–310 MiB, most of it chunks already dropped. A minor collection
- * after each DROPPED_BYTES_PER_COLLECTION dropped bytes held the peak at 130 MiB, and the calls
- * took less time, not more (docs/performance.md). At 32 MiB it did not.
+ * concurrency 64 peaked at 173–314 MiB, most of it chunks already dropped. A minor collection
+ * after each DROPPED_BYTES_PER_COLLECTION dropped bytes held the peak at 125–132 MiB, and the
+ * calls took less time, not more (docs/performance.md). Every 32 MiB did not.
  */
 export const DROPPED_BYTES_PER_COLLECTION = 8 * 1024 * 1024
 
@@ -15,9 +15,12 @@ type Gc = (options: { type: 'minor' }) => void
 /**
  * V8's young-generation collection. The action cannot pass --expose-gc (runs.main); set at run
  * time, the flag exposes `gc` to a context made after it. It is unset again at once, so no other
- * context gets it. Where V8 still exposes none, collecting does nothing.
+ * context gets it, unless node was started with it: then its own `gc` is used, and no flag is
+ * touched. Where V8 still exposes none, collecting does nothing.
  */
 export function minorCollection(): () => void {
+  const global: unknown = (globalThis as { gc?: unknown }).gc
+  if (typeof global === 'function') return () => (global as Gc)({ type: 'minor' })
   // node:vm only here: loading it costs every step's start 0.26 ms.
   const { runInNewContext } = process.getBuiltinModule('node:vm')
   setFlagsFromString('--expose-gc')
