@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8'
-
 /**
  * A routine keeps only the first part of each response body and drops the rest as it arrives
  * (keepBytes). A dropped chunk's memory is freed only when V8 next collects the young generation,
@@ -21,8 +19,10 @@ type Gc = (options: { type: 'minor' }) => void
 export function minorCollection(): () => void {
   const global: unknown = (globalThis as { gc?: unknown }).gc
   if (typeof global === 'function') return () => (global as Gc)({ type: 'minor' })
-  // node:vm only here: loading it costs every step's start 0.26 ms.
+  // node:vm and node:v8 only here: attempt.ts runs in every step, and loading node:v8 as the
+  // bundle loaded cost a start-up 1.8 ms (docs/performance.md); node:vm costs 0.26 ms.
   const { runInNewContext } = process.getBuiltinModule('node:vm')
+  const { setFlagsFromString } = process.getBuiltinModule('node:v8')
   setFlagsFromString('--expose-gc')
   const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined')
   setFlagsFromString('--no-expose-gc')
