@@ -35,6 +35,21 @@ const failureOf = (promise: Promise<unknown>) =>
     (err: unknown) => (err instanceof AttemptError ? err.failure : err)
   )
 
+/** What `act` resolves to, and the bytes it told the young-generation count it dropped, in how many notes. */
+async function droppedBy<T>(act: () => Promise<T>): Promise<{ result: T; bytes: number; notes: number }> {
+  const note = jest.spyOn(dropped, 'note')
+  try {
+    const result = await act()
+    return {
+      result,
+      bytes: note.mock.calls.reduce((total, [bytes]) => total + bytes, 0),
+      notes: note.mock.calls.length
+    }
+  } finally {
+    note.mockRestore()
+  }
+}
+
 describe('attempt', () => {
   it('returns the status, headers and whole body, and sends the body and headers as given', async () => {
     let seen: { method?: string; length?: string; body: string } = { body: '' }
@@ -136,18 +151,13 @@ describe('attempt', () => {
       for (let i = 0; i < 64; i++) res.write(Buffer.alloc(1024, 'a'))
       res.end('end')
     })
-    const note = jest.spyOn(dropped, 'note')
-    try {
-      await attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits)
-      const sum = () => note.mock.calls.reduce((total, [bytes]) => total + bytes, 0)
-      expect(sum()).toBe(64 * 1024 + 3 - 1500)
-      note.mockClear()
-      await attempt(get(url, 1024 * 1024), connection, limits)
-      await attempt({ ...get(url, 1024 * 1024), keepBytes: 64 * 1024 + 3 }, connection, limits)
-      expect(note).not.toHaveBeenCalled()
-    } finally {
-      note.mockRestore()
-    }
+    const cut = await droppedBy(() => attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits))
+    expect(cut.bytes).toBe(64 * 1024 + 3 - 1500)
+    const plain = await droppedBy(() => attempt(get(url, 1024 * 1024), connection, limits))
+    const whole = await droppedBy(() =>
+      attempt({ ...get(url, 1024 * 1024), keepBytes: 64 * 1024 + 3 }, connection, limits)
+    )
+    expect([plain.notes, whole.notes]).toEqual([0, 0])
   })
 
   it('keeps the head of a chunk that crosses keepBytes after others were kept, and counts its tail', async () => {
@@ -157,15 +167,12 @@ describe('attempt', () => {
       // Later, so that it most likely arrives as a chunk of its own, after 1000 bytes were kept.
       setTimeout(() => res.end('b'.repeat(1000)), 30)
     })
-    const note = jest.spyOn(dropped, 'note')
-    try {
-      const cut = await attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits)
-      expect(cut.body.toString()).toBe(`${'a'.repeat(1000)}${'b'.repeat(500)}`)
-      expect(cut).toMatchObject({ bodyBytes: 2000, truncated: true })
-      expect(note.mock.calls.reduce((total, [bytes]) => total + bytes, 0)).toBe(500)
-    } finally {
-      note.mockRestore()
-    }
+    const { result: cut, bytes } = await droppedBy(() =>
+      attempt({ ...get(url, 1024 * 1024), keepBytes: 1500 }, connection, limits)
+    )
+    expect(cut.body.toString()).toBe(`${'a'.repeat(1000)}${'b'.repeat(500)}`)
+    expect(cut).toMatchObject({ bodyBytes: 2000, truncated: true })
+    expect(bytes).toBe(500)
   })
 
   it('still refuses a body over maxBytes when it keeps only part of it', async () => {
