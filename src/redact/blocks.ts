@@ -2,6 +2,13 @@
 // the table's growth, and the span a base64 run takes.
 
 export const BLOCK = 3
+/**
+ * Two blocks. A run of 12 or more through a block at j holds the window before the block (from
+ * j - 3) or the one it starts: a run starting 3 or more before j reaches j + 3, and one starting
+ * less than 3 before j reaches j + 6 or past it. With a private key's lines, one in eight blocks a
+ * page of targets is looked up at was in the bitmap; one in fifty is in the windows too.
+ */
+export const WINDOW = 2 * BLOCK
 /** The bits of a block's hash: its bitmap's size. */
 export const FILTER_BITS = 20
 const BASE64_CHAR = /^[A-Za-z0-9+/_-]$/
@@ -37,5 +44,28 @@ export function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
 export function hashAt(text: string, at: number): number {
   let h = 0
   for (let k = 0; k < BLOCK; k++) h = (Math.imul(h, 31) + text.charCodeAt(at + k)) | 0
+  return (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
+}
+
+/** Sets the bit of each window of `form` in `windows`, a bitmap of FILTER_BITS. */
+export function addWindows(windows: Uint32Array, form: string): void {
+  for (let p = 0; p + WINDOW <= form.length; p++) {
+    const h = windowHash(form, p)
+    windows[h >>> 5] |= 1 << (h & 31)
+  }
+}
+
+/** Whether the window before the block at `j` of `text`, or the one it starts, is in `windows`. */
+export function windowed(windows: Uint32Array, text: string, j: number): boolean {
+  let h = j >= BLOCK ? windowHash(text, j - BLOCK) : -1
+  if (h >= 0 && (windows[h >>> 5] & (1 << (h & 31))) !== 0) return true
+  h = j + WINDOW <= text.length ? windowHash(text, j) : -1
+  return h >= 0 && (windows[h >>> 5] & (1 << (h & 31))) !== 0
+}
+
+/** hashAt's hash, of the WINDOW characters from `at`. */
+function windowHash(text: string, at: number): number {
+  let h = 0
+  for (let k = 0; k < WINDOW; k++) h = (Math.imul(h, 31) + text.charCodeAt(at + k)) | 0
   return (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
 }

@@ -1,4 +1,4 @@
-import { BLOCK, FILTER_BITS, grown, hashAt, sameBlock, widened } from './blocks.js'
+import { addWindows, BLOCK, FILTER_BITS, grown, hashAt, sameBlock, widened, windowed } from './blocks.js'
 import { base64Forms, hexForms, mayHoldSpacedHex, spacedHexForms, textForms } from './forms.js'
 
 /** The shortest run of a secret's characters that is withheld; a shorter secret is withheld whole. */
@@ -12,16 +12,12 @@ const [MIN_HEX_RUN, MIN_SPACED] = [2 * MIN_RUN, 3 * MIN_RUN - 1]
 
 // Any run of 12 or more characters holds a 3-character block that starts at a multiple of 10: a
 // text is looked up every 10 characters only, and a block with a character no form has (a quote, a
-// comma: most of a JSON text's blocks) is passed at that character. The rest are looked up first in
-// a bitmap of hashes, and only then in the table of every 3-character block of every form of every
-// secret. Every page of a listing is searched: this is a third of the cost of 6-blocks.
-//
+// comma: most of a JSON text's blocks) is passed at that character. The rest are looked up in a
+// bitmap of hashes, then in one of the windows of 6 around them (WINDOW), and only then in the
+// table of every block of every form of every secret. Every page of a listing is searched.
 // A form whose runs are longer (hex: 24, with separators: 35) is looked up every 20 or 30 only, in
-// a bitmap and chains of its own: target ids' digits are blocks of a long key's hex, and a page paid
-// for each of them five times over.
-// The table is typed arrays (chains of places by the block's hash), not a map of strings: a step
-// adds a few secrets of 20-odd forms each as it starts, and a map of 3-character strings to arrays
-// was a quarter of a megabyte of young objects, enough to cost the step a garbage collection.
+// a bitmap and chains of its own. The table is typed arrays (chains of places by the block's hash):
+// a map of 3-character strings to arrays was 250 KB of young objects as a step started.
 const STRIDE = 10
 const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
 /** A text this long is searched with find()'s matching path run first (runMatch). */
@@ -60,8 +56,8 @@ export class Fragments {
   private readonly filter = new Uint32Array(STRIDES * FILTER_WORDS)
   /** The ASCII characters of the forms looked up by block (any other character may be in one). */
   private readonly ascii = new Uint8Array(128)
-  /** Whether find()'s matching path has run on this table's own forms (runMatch). */
-  private matchRun = false
+  /** Every window of every form looked up by block (WINDOW), from the first long text (runMatch). */
+  private windows?: Uint32Array
   /** The forms of secrets under MIN_RUN characters, matched only whole (by index). */
   private readonly wholes = new Set<number>()
   /** Secrets whose spaced hex forms are not made yet: no text may have held one (mayHoldSpacedHex). */
@@ -141,6 +137,7 @@ export class Fragments {
       tails[chain] = place + 1
     }
     this.places += Math.max(0, count)
+    if (this.windows) addWindows(this.windows, form)
   }
 
   /**
@@ -150,7 +147,7 @@ export class Fragments {
   find(text: string, spans: number[], first = false, longOnly = false): void {
     const n = text.length
     if (this.spacedLater.length > 0) this.addSpaced(text)
-    if (n >= LONG_TEXT && !this.matchRun) this.runMatch()
+    if (n >= LONG_TEXT && !this.windows) this.runMatch()
     for (let j = this.nextBlock(text, 0); j >= 0;) {
       const end = this.runsAt(text, j, spans, first, longOnly)
       if (end < 0) return
@@ -189,9 +186,14 @@ export class Fragments {
       h = (h ^ (h >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1)
       const word = h >>> 5
       const bit = 1 << (h & 31)
-      if ((this.filter[word] & bit) !== 0) return j
-      if (j % (2 * STRIDE) === 0 && (this.filter[FILTER_WORDS + word] & bit) !== 0) return j
-      if (j % (3 * STRIDE) === 0 && (this.filter[2 * FILTER_WORDS + word] & bit) !== 0) return j
+      if (
+        ((this.filter[word] & bit) !== 0 ||
+          (j % (2 * STRIDE) === 0 && (this.filter[FILTER_WORDS + word] & bit) !== 0) ||
+          (j % (3 * STRIDE) === 0 && (this.filter[2 * FILTER_WORDS + word] & bit) !== 0)) &&
+        (!this.windows || windowed(this.windows, text, j))
+      ) {
+        return j
+      }
     }
     return -1
   }
@@ -242,14 +244,14 @@ export class Fragments {
   }
 
   /**
-   * Searches a form of its own, text and base64, where it is sure to match: V8 compiles the search
-   * for a long text (a listing's pages) as it runs, and a path first taken after that throws the
-   * compiled code away. A match is rare there, so that was the first match, in a listing's first
-   * pages; runAt's path is taken here first instead.
-   * Not done as a step starts: its texts are short, and the paths' first run cost the start-up 2 ms.
+   * Makes the windows, then searches a form of its own, text and base64, where it is sure to match:
+   * a path V8 first takes after compiling the search for a long text (a listing's pages) throws that
+   * code away, and a match is rare there. Neither as a step starts, whose texts are short: they cost
+   * its start-up 2 ms and about 0.5 ms.
    */
   private runMatch(): void {
-    this.matchRun = true
+    this.windows = new Uint32Array(FILTER_WORDS)
+    for (const form of this.forms) addWindows(this.windows, form)
     for (const index of [this.base64.indexOf(false), this.base64.indexOf(true)]) {
       if (index >= 0) this.find(this.forms[index], [])
     }

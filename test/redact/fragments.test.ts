@@ -107,6 +107,24 @@ describe('Fragments', () => {
     expect(spans.length / 2).toBeLessThanOrEqual(2) // of its 10 blocks
   })
 
+  it('looks a block of a secret up in its chains only when a window of 6 through it is one too', () => {
+    const fragments = new Fragments()
+    fragments.add(SECRET)
+    const runsAt = jest.spyOn(fragments as unknown as { runsAt: () => number }, 'runsAt')
+    // Each block of the secret alone, where the text is looked up: in the bitmap, no window about it.
+    const blocks = Array.from({ length: SECRET.length - 2 }, (_, p) => `${SECRET.slice(p, p + 3)}.......`)
+    const spans: number[] = []
+    // Not before the first long text: a step's first texts are short, and it starts sooner so.
+    fragments.find(blocks.join(''), spans)
+    expect([spans, runsAt.mock.calls.length]).toEqual([[], blocks.length])
+    fragments.find('.'.repeat(LONG_TEXT), spans)
+    runsAt.mockClear()
+    fragments.find(blocks.join(''), spans)
+    expect([spans, runsAt.mock.calls.length]).toEqual([[], 0])
+    fragments.find(`${blocks.join('')}${SECRET.slice(0, 12)}`, spans)
+    expect([spans.length, runsAt.mock.calls.length]).toEqual([2, 1])
+  })
+
   it('finds the run around a block that two secrets share, for each of them', () => {
     const [a, b] = ['Xy7-prod-Qw3Er9T', 'mN2bV-prod-Lk8Jh']
     // The only block at a multiple of 6 inside each run is -prod-.
