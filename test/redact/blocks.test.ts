@@ -41,6 +41,8 @@ describe('windowed', () => {
     expect(windowed(windowsOf('\u0000\u0000\u0000Zq8'), 'Zq8', 0)).toBe(false)
     expect(windowed(windowsOf('\u0000'.repeat(WINDOW)), 'Zq8', 0)).toBe(false)
     expect(windowed(windowsOf('\u0000'.repeat(WINDOW)), '\u0000'.repeat(WINDOW), 0)).toBe(true)
+    // A window whose hash is 0, before the block: the one from it is not a form's.
+    expect(windowed(windowsOf('\u0000'.repeat(WINDOW)), `${'\u0000'.repeat(WINDOW)}xyz`, 3)).toBe(true)
   })
 
   it('sets no bit for a form shorter than a window, and one for each window of a longer one', () => {

@@ -125,6 +125,22 @@ describe('Fragments', () => {
     expect([spans.length, runsAt.mock.calls.length]).toEqual([2, 1])
   })
 
+  it('finds a run of a secret added after its first long text, as of one added before', () => {
+    const fragments = new Fragments()
+    fragments.add(SECRET)
+    fragments.find('.'.repeat(LONG_TEXT), [])
+    const later = 'Lk8Jh-mN2bV-Qw3Er9T'
+    fragments.add(later)
+    for (const [secret, at] of [
+      [SECRET, 2],
+      [later, 4]
+    ] as const) {
+      const spans: number[] = []
+      fragments.find(`.....${secret.slice(at, at + 12)}.....`, spans)
+      expect(spans).toEqual([5, 17])
+    }
+  })
+
   it('finds the run around a block that two secrets share, for each of them', () => {
     const [a, b] = ['Xy7-prod-Qw3Er9T', 'mN2bV-prod-Lk8Jh']
     // The only block at a multiple of 6 inside each run is -prod-.
