@@ -3,7 +3,10 @@
 // JSON.parse'd, its targets written to the same targets file the action writes, byte for byte,
 // Link rel="next" followed), interleaved; then the same listing with targets-where (keeping every
 // target, so the file is the same) against the listing without it: a condition over a field with
-// one value, and beside it one over a field with a value per target.
+// one value, and beside it one over a field with a value per target. Last, a step that signs in
+// with a private key (client-auth private-key-jwt) against one given a token: each page is searched
+// for every form of every secret the step holds, and a key's lines are some 1,700 characters.
+import { generateKeyPairSync } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { TOKEN, interleaved, node, paired, runnerEnv, serve, stats } from '../lib.js'
@@ -64,6 +67,11 @@ export async function listing({ dist, dir, rounds, sizes }) {
     pages.set(perPage, built)
   }
   const api = await serve((req, res) => {
+    if (req.url === '/oauth/token') {
+      req.resume()
+      const token = { access_token: TOKEN, expires_in: 86400, token_type: 'Bearer' }
+      return res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(token))
+    }
     const url = new URL(req.url, 'http://x')
     const perPage = Number(url.pathname.split('/')[1])
     const page = Number(url.searchParams.get('page') || 1)
@@ -132,6 +140,24 @@ export async function listing({ dist, dir, rounds, sizes }) {
     values: paired(unique.action, unique.baseline, r => r.ms),
     unit: '×',
     beside: `with ${wall(unique.action)}, without ${wall(unique.baseline)}`
+  })
+  const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' })
+  const signed = { 'client-id': 'bench-client', 'client-auth': 'private-key-jwt', 'private-key': key }
+  const keyEnv = () =>
+    runnerEnv(dir, {
+      ...signed,
+      'auth-url': api.url,
+      audience: 'https://bench/',
+      'base-url': `${api.url}/1000`,
+      'max-pages': String(count / 200)
+    })
+  const withKey = await interleaved(rounds, action(1000), () => node(join(dist, 'root.js'), keyEnv()))
+  rows.push({
+    id: 'listing-key',
+    label: `listing ${count.toLocaleString('en-US')} targets, pages of 1000: a step with a private key / one with a token`,
+    values: paired(withKey.action, withKey.baseline, r => r.ms),
+    unit: '×',
+    beside: `with a key ${wall(withKey.action)}, with a token ${wall(withKey.baseline)}`
   })
   await api.close()
   return rows
