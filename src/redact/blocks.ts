@@ -55,7 +55,7 @@ export function addWindows(windows: Uint32Array, form: string): void {
   }
 }
 
-/** Whether the window before the block at `j` of `text`, or the one it starts, is in `windows`. */
+/** Whether the window that ends with the block at `j` of `text`, or the one it starts, is in `windows`. */
 export function windowed(windows: Uint32Array, text: string, j: number): boolean {
   let h = j >= BLOCK ? windowHash(text, j - BLOCK) : -1
   if (h >= 0 && (windows[h >>> 5] & (1 << (h & 31))) !== 0) return true

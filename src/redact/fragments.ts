@@ -13,11 +13,11 @@ const [MIN_HEX_RUN, MIN_SPACED] = [2 * MIN_RUN, 3 * MIN_RUN - 1]
 // Any run of 12 or more characters holds a 3-character block that starts at a multiple of 10: a
 // text is looked up every 10 characters only, and a block with a character no form has (a quote, a
 // comma: most of a JSON text's blocks) is passed at that character. The rest are looked up in a
-// bitmap of hashes, then in one of the windows of 6 around them (WINDOW), and only then in the
-// table of every block of every form of every secret. Every page of a listing is searched.
-// A form whose runs are longer (hex: 24, with separators: 35) is looked up every 20 or 30 only, in
-// a bitmap and chains of its own. The table is typed arrays (chains of places by the block's hash):
-// a map of 3-character strings to arrays was 250 KB of young objects as a step started.
+// bitmap of hashes; from the first text of 8 KiB, then by the two windows of 6 through them in a
+// bitmap of the forms' windows (WINDOW); and only then in the table of every form's blocks. A form
+// whose runs are longer (hex: 24, with separators: 35) is looked up every 20 or 30 only, in a bitmap
+// and chains of its own: ids' digits are blocks of a key's hex. The table is typed arrays, not a
+// map of 3-character strings to arrays (250 KB of young objects as a step started).
 const STRIDE = 10
 const JWT_HEADER = /^eyJ[A-Za-z0-9_-]+\.(?=[A-Za-z0-9_-]+\.)/
 /** A text this long is searched with find()'s matching path run first (runMatch). */
