@@ -3,8 +3,8 @@
 
 export const BLOCK = 3
 /**
- * Two blocks. A run of 12 or more through a block at j holds the window before the block (from
- * j - 3) or the one it starts: a run starting 3 or more before j reaches j + 3, and one starting
+ * Two blocks. A run of 12 or more through a block at j holds the window that ends with the block
+ * (from j - 3) or the one it starts: a run starting 3 or more before j reaches j + 3, and one starting
  * less than 3 before j reaches j + 6 or past it. With a private key's lines, one in eight blocks a
  * page of targets is looked up at was in the bitmap; one in fifty is in the windows too.
  */
