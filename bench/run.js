@@ -83,9 +83,29 @@ const roundsOf = name => (args.rounds || args.quick ? rounds : Math.max(rounds, 
 const sizes = args.quick ? QUICK : FULL
 const dist = resolve(args.dist)
 
-const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
-const commit =
-  git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--', 'dist') ? ' (dist/ modified)' : '')
+const git = (...a) =>
+  execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+const commit = builtAt()
+/**
+ * Which build runs: this checkout's dist/ at HEAD; given --dist, the commit that made
+ * dist/index.js the build's bytes (the newest such), as a figure belongs to the build it measured.
+ */
+function builtAt() {
+  const head = git('rev-parse', '--short', 'HEAD')
+  if (dist === join(root, 'dist')) return head + (git('status', '--porcelain', '--', 'dist') ? ' (dist/ modified)' : '')
+  const blob = git('hash-object', join(dist, 'index.js'))
+  const holds = c => {
+    try {
+      return git('rev-parse', `${c}:dist/index.js`) === blob
+    } catch {
+      return false // the commit has no dist/index.js
+    }
+  }
+  const found = git('log', '--format=%h', `--find-object=${blob}`, '--', 'dist/index.js')
+    .split('\n')
+    .find(c => c && holds(c))
+  return `${found ?? 'no commit'} (the --dist build's index.js; HEAD is ${head})`
+}
 const load = () =>
   loadavg()
     .map(l => l.toFixed(2))
