@@ -365,6 +365,14 @@ describe('Fragments', () => {
     expect(spansIn(`.${hex.slice(2)}.`, eleven)).toEqual([])
   })
 
+  it('finds the hex of a secret of 8 to 11 characters whole at any place of the text', () => {
+    // 16 to 22 digits: each is looked up by the blocks at a stride its length holds one of.
+    for (const secret of ['k8#Qz!mW', 'k8#Qz!mW2', 'k8#Qz!mW2p', 'k8#Qz!mW2pL']) {
+      const hex = Buffer.from(secret).toString('hex')
+      for (let pad = 0; pad < 30; pad++) expect(spansIn(`${'.'.repeat(pad)}${hex}.`, secret)).toEqual([hex])
+    }
+  })
+
   it("takes no hex run inside a JWT's header for the token, and one of 12 bytes past it", () => {
     const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJib3QiLCJleHAiOjF9.c2lnbmF0dXJl'
     const header = jwt.slice(0, jwt.indexOf('.') + 1)
@@ -410,6 +418,29 @@ describe('Fragments', () => {
     expect(spansIn(long, secret)).toEqual([secret])
   })
 
+  it('leaves out the forms of a short secret it looks up by block when asked for long runs only', () => {
+    // 11 characters: its hex (22 digits) and spaced hex (32) are looked up by block, and whole.
+    const short = 'k8#Qz!mW2pL'
+    const fragments = new Fragments()
+    fragments.add(short)
+    fragments.add(SECRET)
+    const spaced = (text: string) => (Buffer.from(text).toString('hex').match(/../g) ?? []).join(' ')
+    const found = (text: string, longOnly: boolean): string[] => {
+      const spans: number[] = []
+      fragments.find(text, spans, false, longOnly)
+      return spans.length === 0 ? [] : [text.slice(spans[0], spans[1])]
+    }
+    for (const form of [Buffer.from(short).toString('hex'), spaced(short)]) {
+      expect(found(`<${form}>`, false)).toEqual([form])
+      expect(found(`<${form}>`, true)).toEqual([])
+    }
+    // A longer secret's runs, in the same forms, are found all the same.
+    const run = SECRET.slice(2, 14)
+    for (const form of [run, Buffer.from(run).toString('hex'), spaced(run)]) {
+      expect(found(`<${form}>`, true)).toEqual([form])
+    }
+  })
+
   it('stops at the first match when asked', () => {
     const fragments = new Fragments()
     fragments.add(SECRET)
@@ -424,5 +455,10 @@ describe('Fragments', () => {
     expect(spansIn(`${header}eyJzdWIiOiJ0aGVtIn0.eA`, jwt)).toEqual([]) // 11 past the header
     expect(spansIn(`x${header}eyJzdWIiOiJi.`, jwt)).toEqual([`${header}eyJzdWIiOiJi`])
     expect(spansIn(`"${jwt.slice(-12)}"`, jwt)).toEqual([jwt.slice(-12)])
+  })
+
+  it("takes a JWT's header as public at the start of a secret only", () => {
+    const secret = 'Zq8!mW2#pL5@eyJhbGci.eyJzdWIi.c2lnbmF0dXJl'
+    expect(spansIn(`<${secret.slice(0, 12)}>`, secret)).toEqual([secret.slice(0, 12)])
   })
 })
