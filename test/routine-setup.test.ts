@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getInputs as getInputsWith, Inputs } from '../src/inputs.js'
 import { call } from '../src/inputs/call.js'
-import { isPlan2Digest } from '../src/routine/plan-calls.js'
+import { isPlan2Digest, PlanBuilder } from '../src/routine/plan-calls.js'
 import { waveRank } from '../src/routine/waves.js'
 import { RoutineSetup } from '../src/routine-setup.js'
 import { callIdentity, verifiedPlan } from '../src/routine-step.js'
 import { callFingerprint } from '../src/routine/fingerprint.js'
+import { headerLine, sealLine } from '../src/routine/record-format.js'
+import { renderBody, renderPath } from '../src/service/call.js'
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
 import { captureStdout, FP, line, setInputs } from './helpers.js'
@@ -40,9 +42,9 @@ function inputsWith(extra: Record<string, string> = {}): Inputs {
 
 const targets = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `t${i}` }))
 
-/** The step's targets passed through the setup as TargetsFile passes them. */
-function pass(setup: RoutineSetup, list: unknown[], digest = `sha256:${'ab'.repeat(32)}`): Collected {
-  const file = new TargetsFile({ dir, onTarget: setup.onTarget })
+/** The step's targets passed through the setup as TargetsFile passes them (a shard's only, given one). */
+function pass(setup: RoutineSetup, list: unknown[], digest = `sha256:${'ab'.repeat(32)}`, inputs?: Inputs): Collected {
+  const file = new TargetsFile({ dir, shard: inputs?.shard, onTarget: setup.onTarget })
   file.add(list)
   const listing = file.finish()
   return { listing, shardCount: 1, from: 'snapshot', digest }
@@ -180,9 +182,133 @@ describe('RoutineSetup: the plan is the calls', () => {
       /^Input plan-digest is a plan1 digest, made by an earlier version of this action, which binds the snapshot and the call but not shard/
     )
     await expect(plan({ 'plan-digest': old, 'targets-where': 'true' })).rejects.toThrow(/but not targets-where/)
+    const earlier = earlierFile(['t1'], callFingerprint(callIdentity(inputs)))
+    await expect(plan({ 'plan-digest': old, 'call-resume-from': earlier })).rejects.toThrow(/but not call-resume-from:/)
   })
 
   it('gives a step that is neither a dry run nor an apply the plan1 digest of its call', async () => {
     expect(await plan({})).toMatch(/^plan1\./)
+  })
+})
+
+describe('RoutineSetup: an apply held to the plan file (plan-from)', () => {
+  /** The plan job's file: a DELETE of each key, as a dry run writes its planned lines, under `approved`. */
+  function planFile(approved: string, keys: string[]): string {
+    const { spec } = inputsWith().call!
+    const header = { run: '1', attempt: 1, call: FP, shard: null, snapshot: null, listing: null, where: null }
+    const planned = keys.map(
+      (key, index) =>
+        `{"key":"${key}","call":"${FP}","outcome":"planned","status":null,"runAttempt":1,"shard":null,"index":${index},"method":"DELETE","path":"${renderPath(spec, { id: key })}"}`
+    )
+    const file = join(mkdtempSync(join(dir, 'plan-')), 'results-plan.jsonl')
+    const seal = sealLine({ lines: keys.length + 1, sha256: '0'.repeat(64), sig: null })
+    writeFileSync(
+      file,
+      [
+        headerLine({ ...header, plan: approved, canary: false, signer: null }),
+        ...planned.map(l => `${l}\n`),
+        seal
+      ].join('')
+    )
+    return file
+  }
+  const keysOf = (list: { id: string }[]) => list.map(target => target.id)
+
+  async function apply(extra: Record<string, string>, list: unknown[], digest?: string): Promise<string> {
+    const inputs = inputsWith(extra)
+    const setup = new RoutineSetup(inputs)
+    return setup.planDigest(pass(setup, list, digest, inputs))
+  }
+  const approvedOver = async (list: unknown[]) => {
+    const setup = new RoutineSetup(inputsWith({ 'call-dry-run': 'true' }))
+    return setup.planDigest(pass(setup, list))
+  }
+
+  it('lets the same calls through with their plan file, and refuses a file of another plan', async () => {
+    const approved = await approvedOver(targets(4))
+    expect(
+      await apply({ 'plan-digest': approved, 'plan-from': planFile(approved, keysOf(targets(4))) }, targets(4))
+    ).toBe(approved)
+    const other = await approvedOver(targets(3))
+    await expect(
+      apply({ 'plan-digest': approved, 'plan-from': planFile(other, keysOf(targets(3))) }, targets(4))
+    ).rejects.toThrow(
+      /^Input plan-from: ".*results-plan\.jsonl" is not the approved plan: its header names another plan/
+    )
+  })
+
+  it('names the first call in which the step differs from the plan file, or the calls one of them lacks', async () => {
+    const approved = await approvedOver(targets(4))
+    const file = planFile(approved, keysOf(targets(4)))
+    const path = (id: string) => `"${renderPath(inputsWith().call!.spec, { id })}"`
+    // Two calls differ: the first is named.
+    const moved = [...targets(2), { id: 'other' }, { id: 'again' }]
+    await expect(apply({ 'plan-digest': approved, 'plan-from': file }, moved)).rejects.toThrow(
+      `; the first call that differs is #3: the approved plan has DELETE ${path('t2')}, this step DELETE ${path('other')}. No call was made.`
+    )
+    await expect(apply({ 'plan-digest': approved, 'plan-from': file }, targets(3))).rejects.toThrow(
+      `the first call that differs is #4: the approved plan has DELETE ${path('t3')}, this step no more calls.`
+    )
+    await expect(apply({ 'plan-digest': approved, 'plan-from': file }, targets(5))).rejects.toThrow(
+      `the first call that differs is #5: the approved plan has no more calls, this step DELETE ${path('t4')}.`
+    )
+    // The same calls from another snapshot: no call differs, so none is named.
+    const snapshot = apply({ 'plan-digest': approved, 'plan-from': file }, targets(4), `sha256:${'cd'.repeat(32)}`)
+    await expect(snapshot).rejects.toThrow(/^Input plan-digest: this step would make the same number of calls \(4\)/)
+    await expect(snapshot).rejects.not.toThrow(/first call that differs/)
+    // Without plan-from, nothing is named, and no shard's hint is given.
+    const without = apply({ 'plan-digest': approved }, moved)
+    await expect(without).rejects.toThrow(
+      /every input is the same, so the targets themselves changed \(a new listing\)\. No call/
+    )
+    await expect(without).rejects.not.toThrow(/first call that differs|plan-from/)
+  })
+
+  it("lets one shard of a plan made over every target through with the plan file: that shard's calls", async () => {
+    const list = targets(12)
+    const approved = await approvedOver(list)
+    const file = planFile(approved, keysOf(list))
+    for (const shard of ['1/2', '2/2']) {
+      expect(await apply({ 'plan-digest': approved, 'plan-from': file, shard }, list)).toBe(approved)
+      expect(written()).toContain(
+        `The plan is the approved one (plan-digest and plan-from): shard ${shard.replace('/', ' of ')} makes its`
+      )
+    }
+    // Without the plan file, nothing says which of the plan's calls are this shard's.
+    await expect(apply({ 'plan-digest': approved, shard: '1/2' }, list)).rejects.toThrow(
+      /; what differs: shard \(to apply one shard of a plan made over every target, give plan-from\)\. No call was made\./
+    )
+    // A shard's targets that are not the plan's: the first that differs is named.
+    const changed = list.map(target => (target.id === 't0' ? { id: 'new' } : target))
+    const refused = await Promise.all(
+      ['1/2', '2/2'].map(shard =>
+        apply({ 'plan-digest': approved, 'plan-from': file, shard }, changed).then(
+          () => '',
+          (err: Error) => err.message
+        )
+      )
+    )
+    const named = refused.filter(message => message !== '')
+    expect(named.length).toBeGreaterThan(0)
+    for (const message of named) expect(message).toMatch(/the first call that differs is #\d+: .*"\/v1\/t\/(t0|new)"/)
+  })
+
+  it('plans the one call, as written, for a step with no targets', async () => {
+    const rotate = { token: 'tok-setup', 'base-url': API, call: 'POST /v1/rotate', 'list-targets': 'false' }
+    setInputs({ ...rotate, 'call-dry-run': 'true' })
+    const inputs = getInputs()
+    const { spec, text, bodyText } = inputs.call!
+    const one = new PlanBuilder()
+    one.add('', spec.method, renderPath(spec, {}), renderBody(spec, {}))
+    const expected = one.digest({ targets: '', call: text, body: bodyText, baseUrl: inputs.baseUrl })
+    expect(await new RoutineSetup(inputs).planDigest(undefined)).toBe(expected)
+    expect(expected.split('.')[1]).toBe('1')
+    // Neither a dry run nor a plan2 apply: the plan1 digest of the call over no snapshot, which an
+    // apply given it is let through with.
+    setInputs(rotate)
+    const plan1 = verifiedPlan(getInputs(), '')
+    expect(await new RoutineSetup(getInputs()).planDigest(undefined)).toBe(plan1)
+    setInputs({ ...rotate, 'plan-digest': plan1 })
+    expect(await new RoutineSetup(getInputs()).planDigest(undefined)).toBe(plan1)
   })
 })
