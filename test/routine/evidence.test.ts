@@ -7,6 +7,7 @@ import { Expectation, NewerFormatError, Refusal } from '../../src/routine/eviden
 import { RecordHeader, sealLine, sealMessage } from '../../src/routine/record-format.js'
 import { ResultsRecord } from '../../src/routine/record.js'
 import { readResultFile } from '../../src/routine/result-files.js'
+import { MAX_RUN_ATTEMPT } from '../../src/routine/result-line.js'
 import { FP, line } from '../helpers.js'
 
 let dir: string
@@ -69,17 +70,30 @@ describe('a results file as evidence', () => {
     })
   })
 
-  it.each<[string, Partial<RecordHeader>, RecordHeader['signer'], string, Partial<Expectation>]>([
-    ['unsigned', { signer: null }, null, 'unsigned', {}],
-    ['signed with another key', { signer: other.publicKey }, null, 'key', {}],
-    ['of another run', {}, null, 'run', { run: '101' }],
-    ['of a later attempt', { attempt: 3 }, null, 'attempt', { attempt: 2 }],
-    ['of another snapshot', { snapshot: `sha256:${'d'.repeat(64)}` }, null, 'snapshot', { snapshot: HEADER.snapshot! }]
-  ])('refuses a file %s, whole', (_what, header, _key, reason, expected) => {
+  it.each<[string, Partial<RecordHeader>, string, string, Partial<Expectation>]>([
+    ['unsigned', { signer: null }, 'unsigned', 'unsigned', {}],
+    ['signed with another key', { signer: other.publicKey }, 'key', 'signed with another key', {}],
+    ['of another run', {}, 'run', 'of run "100", not this run (101)', { run: '101' }],
+    ['of a later attempt', { attempt: 3 }, 'attempt', 'of run attempt 3, not before this one (2)', { attempt: 2 }],
+    [
+      'of another snapshot',
+      { snapshot: `sha256:${'d'.repeat(64)}` },
+      'snapshot',
+      `of another snapshot (sha256:${'d'.repeat(64)}), not targets-from's`,
+      { snapshot: HEADER.snapshot! }
+    ],
+    [
+      'of a listing',
+      { snapshot: null },
+      'snapshot',
+      "of another snapshot (a listing), not targets-from's",
+      { snapshot: HEADER.snapshot! }
+    ]
+  ])('refuses a file %s, whole, and says why', (_what, header, reason, detail, expected) => {
     const file = written(['a', 'b'], header, header.signer === other.publicKey ? other : signer)
     const got = read(file, { verifier, ...expected })
     expect(got.keys).toEqual([])
-    expect(got.refused).toEqual([expect.objectContaining({ reason, fromLine: 1 })])
+    expect(got.refused).toEqual([{ reason, detail, fromLine: 1 }])
   })
 
   it('takes the same attempt in a report, and in a resume only from a canary', () => {
@@ -189,6 +203,76 @@ describe('a results file as evidence', () => {
     const [head, ...rest] = readFileSync(file, 'utf8').split('\n')
     writeFileSync(file, [change(head), ...rest].join('\n'))
     expect(() => read(file)).toThrow(/is not a results file's of this action/)
+  })
+
+  const field = (patch: Record<string, unknown>) => (head: string) => JSON.stringify({ ...JSON.parse(head), ...patch })
+  const key43 = 'A'.repeat(43)
+  it.each<[string, Record<string, unknown>]>([
+    ['a run of 101 characters', { run: '1'.repeat(101) }],
+    ['a run with a space', { run: '10 0' }],
+    ['attempt 0', { attempt: 0 }],
+    ['an attempt past the last a run has', { attempt: MAX_RUN_ATTEMPT + 1 }],
+    ['a call of other characters', { call: 'g'.repeat(16) }],
+    ['a shard that is none', { shard: '0/2' }],
+    ['a shard of 8 characters', { shard: '10/20000' }],
+    ['a snapshot that is no digest', { snapshot: `sha256:${'g'.repeat(64)}` }],
+    ['a listing that is no digest', { listing: `sha256:${'c'.repeat(63)}` }],
+    ['a where of 4,097 characters', { where: 'x'.repeat(4097) }],
+    ['a plan of another form', { plan: 'plan3.abc' }],
+    ['a plan after other text', { plan: 'x.plan2.abc' }],
+    ['a plan before other text', { plan: 'plan2.abc x' }],
+    ['a plan of 301 characters', { plan: `plan2.${'a'.repeat(295)}` }],
+    ['a canary that is a string', { canary: 'false' }],
+    ['a signer one character short', { signer: `m2mrk1.${key43.slice(1)}` }],
+    ['a signer after other text', { signer: `xm2mrk1.${key43}` }],
+    ['a signer before other text', { signer: `m2mrk1.${key43}.` }]
+  ])('throws for a header with %s', (_what, patch) => {
+    const file = written(['a'], { signer: null })
+    const [head, ...rest] = readFileSync(file, 'utf8').split('\n')
+    writeFileSync(file, [field(patch)(head), ...rest].join('\n'))
+    expect(() => read(file)).toThrow(/results-[^"]*\.jsonl" its header is not a results file's of this action/)
+  })
+
+  it('reads a header with every field at its edge', () => {
+    const file = written(['a'], { signer: null })
+    const [head, ...rest] = readFileSync(file, 'utf8').split('\n')
+    const edges = {
+      run: `${'9'.repeat(99)}-`,
+      attempt: MAX_RUN_ATTEMPT,
+      shard: '1/2',
+      listing: `sha256:${'e'.repeat(64)}`,
+      where: 'x'.repeat(4096),
+      plan: `plan2.${'a'.repeat(294)}`,
+      signer: `m2mrk1.${key43}`
+    }
+    writeFileSync(file, [field(edges)(head), ...rest].join('\n'))
+    // Read, and its line refused as not its header's (the attempt and the shard moved).
+    expect(read(file)).toMatchObject({ keys: [], refused: [], refusedLines: 1 })
+  })
+
+  it.each([
+    ['that is not JSON', '{"m2m":"results",'],
+    ['whose format is no integer', '{"m2m":"results","format":"2"}']
+  ])('throws for a first line of its own %s, naming it', (_what, first) => {
+    const file = written(['a'], { signer: null })
+    const [, ...rest] = readFileSync(file, 'utf8').split('\n')
+    writeFileSync(file, [first, ...rest].join('\n'))
+    expect(() => read(file)).toThrow(/" its first line is not a results file's of this action/)
+  })
+
+  it.each([
+    ['a sha256 one digit short', (seal: string) => seal.replace(/"sha256":"[0-9a-f]/, '"sha256":"')],
+    ['a sha256 after other text', (seal: string) => seal.replace(/"sha256":"/, '"sha256":"x')],
+    ['a sha256 before other text', (seal: string) => seal.replace(/("sha256":"[0-9a-f]+)"/, '$1x"')],
+    ['a signature that is a number', (seal: string) => seal.replace(/"sig":null/, '"sig":5')],
+    ['a sha256 that is a number', (seal: string) => seal.replace(/"sha256":"[0-9a-f]+"/, '"sha256":5')],
+    ['another kind', (seal: string) => seal.replace('"m2m":"seal"', '"m2m":"results"')]
+  ])('throws for a seal with %s, naming its line', (_what, change) => {
+    const file = written(['a'], { signer: null })
+    const lines = readFileSync(file, 'utf8').split('\n')
+    lines[2] = change(lines[2])
+    writeFileSync(file, lines.join('\n'))
+    expect(() => read(file)).toThrow(/" line 3 is not a results file's of this action/)
   })
 
   it('throws for a seal of the wrong shape', () => {
