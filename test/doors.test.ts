@@ -14,6 +14,9 @@ describe('currentDoor', () => {
     expect(currentDoor({ name: 'list', inputs: null, outputs: [] })).toBeUndefined()
     expect(currentDoor({ name: 'list', inputs: {}, outputs: 'x' })).toBeUndefined()
     expect(currentDoor('root')).toBeUndefined()
+    for (const name of ['root', 'list', 'shard', 'report']) {
+      expect(currentDoor({ name, inputs: {}, outputs: [] })).toEqual({ name, inputs: {}, outputs: [] })
+    }
   })
 })
 
@@ -38,6 +41,19 @@ describe('checkGivenInputs', () => {
     )
   })
 
+  it("names the door's own action.yml", () => {
+    for (const [name, file] of [
+      ['list', 'list/action.yml'],
+      ['shard', 'shard/action.yml'],
+      ['report', 'report/action.yml'],
+      ['root', 'action.yml']
+    ] as const) {
+      expect(() => checkGivenInputs({ ...SHARD, name }, env(['nothing-like-it']))).toThrow(
+        `Input nothing-like-it is not an input of this action (${file}).`
+      )
+    }
+  })
+
   it('names several at once, five at most', () => {
     const many = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'callbody']
     expect(() => checkGivenInputs({ ...SHARD, name: 'root' }, env(many))).toThrow(
@@ -58,9 +74,19 @@ describe('closest', () => {
     ['target-where', 'targets-where'],
     ['targets_whre', 'targets-where'],
     ['shard', undefined],
-    ['report-from', undefined]
+    ['report-from', undefined],
+    // Two edits for a short name, a third of a long one: at the edge, and past it.
+    ['ca', 'call'],
+    ['c', undefined],
+    ['trgts-whre', 'targets-where'],
+    ['trgts-wh', undefined]
   ])('%s -> %s', (given, meant) => {
     expect(closest(given, declared)).toBe(meant)
+  })
+
+  it('takes the first of two names as close', () => {
+    expect(closest('cxll', ['call', 'cell'])).toBe('call')
+    expect(closest('cxll', ['cell', 'call'])).toBe('cell')
   })
 })
 
