@@ -147,12 +147,36 @@ describe('compileSelection', () => {
     expect(evaluationRefusal(await compileSelection('tags'), { tags: [] })).toContain('gives a list')
     expect(evaluationRefusal(await compileSelection('x'), { x: null })).toContain('gives null')
     expect(evaluationRefusal(await compileSelection('x'), { x: {} })).toContain('gives a object')
+    // CEL's ints are BigInts: a number all the same.
+    expect(evaluationRefusal(await compileSelection('1'), {})).toContain('gives a number, not true or false')
+  })
+
+  it('marks a cut quote only where the expression goes on', async () => {
+    // It breaks at character 6, with 20 characters from there to its end: all of them quoted.
+    expect(await refusal(`a == == ${'b'.repeat(17)}`)).toContain(`("a == ‸== ${'b'.repeat(17)}")`)
+    expect(await refusal(`a == == ${'b'.repeat(18)}`)).toContain(`("a == ‸== ${'b'.repeat(17)}…")`)
+  })
+
+  it('refuses an expression of more than 1,000 nodes, under the bound on characters', async () => {
+    const expression = Array.from({ length: 300 }, (_, i) => `a == ${i}`).join(' || ')
+    expect(expression.length).toBeLessThanOrEqual(MAX_EXPRESSION_CHARS)
+    expect(await refusal(expression)).toContain('Exceeded maxAstNodes (1000)')
   })
 
   it('refuses loops nested in loops, which would cost more than a target size', async () => {
     expect(await refusal('tags.exists(a, tags.all(b, a == b))')).toMatch(
       /^Input targets-where nests all\(\) inside another loop \("tags\.all\(b, a == b\)"\)/
     )
+    for (const [outer, inner] of [
+      ['map', 'filter'],
+      ['exists_one', 'exists_one'],
+      ['filter', 'map'],
+      ['all', 'exists']
+    ]) {
+      expect(await refusal(`tags.${outer}(a, tags.${inner}(b, a == b))`)).toContain(
+        `nests ${inner}() inside another loop`
+      )
+    }
     await expect(compileSelection('tags.exists(t, t == "x") && owners.all(o, o != "")')).resolves.toBeDefined()
   })
 
@@ -191,6 +215,21 @@ describe('fields named like CEL types or reserved words', () => {
     }
   )
 
+  it('names the field when the value of a bare type name is the result, not a condition', async () => {
+    expect(failure(await compileSelection('int'), { id: 'h1', int: 'x' })).toMatch(
+      /^Input targets-where reads int, which CEL takes for its type int, not the field int of target "h1"/
+    )
+  })
+
+  it('names no type when the expression reads none bare, or the target is null', async () => {
+    expect(failure(await compileSelection('x == 1'), { id: 'a', int: 5 })).toMatch(
+      /^Input targets-where cannot be evaluated on target "a" \(Unknown variable: x at "x"\)/
+    )
+    expect(failure(await compileSelection('int > 2'), null)).toMatch(
+      /^Input targets-where cannot be evaluated on target #1/
+    )
+  })
+
   it('reads target.type as the field, and keeps type names as types where the target has no such field', async () => {
     expect((await compileSelection('target.type == "host"')).selects({ type: 'host' }, 0)).toBe(true)
     expect((await compileSelection('type(target.n) == string')).selects({ n: 'x' }, 0)).toBe(true)
@@ -201,7 +240,8 @@ describe('fields named like CEL types or reserved words', () => {
     ['as == 1', 'target.as'],
     ['while == 1', 'target.while'],
     ['target.in == "x"', 'target["in"]'],
-    ['target.null == 1', 'target["null"]']
+    ['target.null == 1', 'target["null"]'],
+    ['import == 1', 'target.import']
   ])('says how to write a reserved word as a field: %s', async (expression, selector) => {
     await expect(compileSelection(expression)).rejects.toThrow(
       new RegExp(
