@@ -4,6 +4,9 @@ import fc from 'fast-check'
 import { Http, HttpOptions } from '../src/http/client.js'
 import { DEFAULTS } from '../src/inputs/read.js'
 import { LineFields, resultLine } from '../src/routine/lines.js'
+import { RecordHeader } from '../src/routine/record-format.js'
+import { RoutineOptions } from '../src/routine/types.js'
+import { parseCall } from '../src/service/call.js'
 
 export interface Recorded {
   readonly http: Http
@@ -130,3 +133,40 @@ export const resultTexts = (path: string): string[] =>
 /** A results file's result lines, parsed. */
 export const resultObjects = (path: string): Record<string, unknown>[] =>
   resultTexts(path).map(l => JSON.parse(l) as Record<string, unknown>)
+
+/** A results file's header of run `run` that binds no shard, snapshot, plan or signer. */
+export const plainHeader = (run: string): RecordHeader => ({
+  run,
+  attempt: 1,
+  call: FP,
+  shard: null,
+  snapshot: null,
+  listing: null,
+  where: null,
+  plan: null,
+  canary: false,
+  signer: null
+})
+
+/** A routine's options: a POST a target, results in `dir`, a token that never renews. */
+export const routineOptions = (dir: string, overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
+  spec: parseCall('POST /v1/t/{id}', ''),
+  call: 'POST /v1/t/{id}',
+  fingerprint: FP,
+  runAttempt: 1,
+  baseUrl: new URL('https://api.test/base'),
+  bearer: {
+    latest: { accessToken: 'tok-123456', tokenType: 'Bearer', source: 'input' },
+    current: async () => 'tok-123456',
+    recover: async () => undefined
+  },
+  concurrency: 2,
+  accept: new Set(),
+  maxFailures: { count: 100 },
+  idempotent: false,
+  runId: '42',
+  resultsDir: dir,
+  header: plainHeader('42'),
+  info: () => undefined,
+  ...overrides
+})

@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseCall } from '../../src/service/call.js'
 import { CallEnd, RESPONSE_OUTPUT_BYTES } from '../../src/routine/call.js'
 import { Ledger } from '../../src/routine/ledger.js'
 import { RoutineOptions } from '../../src/routine/types.js'
+import { routineOptions } from '../helpers.js'
 
 let dir: string
 beforeEach(() => {
@@ -12,39 +12,7 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-const ledger = (overrides: Partial<RoutineOptions> = {}): Ledger =>
-  new Ledger({
-    spec: parseCall('POST /v1/t/{id}', ''),
-    call: 'POST /v1/t/{id}',
-    fingerprint: '0123456789abcdef',
-    runAttempt: 1,
-    baseUrl: new URL('https://api.test/'),
-    bearer: {
-      latest: { accessToken: 'tok', tokenType: 'Bearer', source: 'input' },
-      current: async () => 'tok',
-      recover: async () => undefined
-    },
-    concurrency: 1,
-    accept: new Set(),
-    maxFailures: { count: 100 },
-    idempotent: false,
-    runId: '42',
-    resultsDir: dir,
-    header: {
-      run: '42',
-      attempt: 1,
-      call: '0123456789abcdef',
-      shard: null,
-      snapshot: null,
-      listing: null,
-      where: null,
-      plan: null,
-      canary: false,
-      signer: null
-    },
-    info: () => undefined,
-    ...overrides
-  })
+const ledger = (overrides: Partial<RoutineOptions> = {}): Ledger => new Ledger(routineOptions(dir, overrides))
 
 const end = (fields: Partial<CallEnd>): CallEnd => ({
   outcome: 'succeeded',

@@ -5,6 +5,7 @@ import { callEntry, PlanBuilder } from '../../src/routine/plan-calls.js'
 import { describeDifference, entryHash, plannedCallAt, readPlanFile } from '../../src/routine/plan-file.js'
 import { headerLine, RecordHeader, sealLine } from '../../src/routine/record-format.js'
 import { fmix32, fnv1a32 } from '../../src/targets/shards.js'
+import { plainHeader } from '../helpers.js'
 
 let dir: string
 beforeEach(() => {
@@ -38,18 +39,7 @@ function planFileOf(calls: readonly Call[], lines = (line: string) => line): { f
   for (const c of calls) plan.add(c.key, c.method, c.path, c.body)
   plan.skip('t0')
   const digest = plan.digest(INPUTS)
-  const header: RecordHeader = {
-    run: '1',
-    attempt: 1,
-    call: '0123456789abcdef',
-    shard: null,
-    snapshot: null,
-    listing: null,
-    where: null,
-    plan: digest,
-    canary: false,
-    signer: null
-  }
+  const header: RecordHeader = { ...plainHeader('1'), plan: digest }
   const text = [
     headerLine(header).trimEnd(),
     '{"key":"t0","call":"0123456789abcdef","outcome":"skipped","status":200,"runAttempt":1,"shard":null,"index":0}',

@@ -17,7 +17,7 @@ import { routineError } from '../../src/routine/verdict.js'
 import { callOutputs } from '../../src/report/outputs.js'
 import { mask } from '../../src/secrets.js'
 import { targetKey } from '../../src/targets/key.js'
-import { resultObjects, resultTexts } from '../helpers.js'
+import { resultObjects, resultTexts, routineOptions } from '../helpers.js'
 
 type Offer = (batch: readonly unknown[]) => Promise<void>
 
@@ -59,34 +59,7 @@ const outcomes = (result: RoutineResult) => Object.fromEntries(result.outcomes)
 const list = (targets: unknown[]) => async (offer: Offer) => {
   for (let i = 0; i < targets.length; i += 2) await offer(targets.slice(i, i + 2))
 }
-const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => ({
-  spec: parseCall('POST /v1/t/{id}', ''),
-  call: 'POST /v1/t/{id}',
-  fingerprint: '0123456789abcdef',
-  runAttempt: 1,
-  baseUrl: new URL('https://api.test/base'),
-  bearer: fixedBearer('tok-123456'),
-  concurrency: 2,
-  accept: new Set(),
-  maxFailures: { count: 100 },
-  idempotent: false,
-  runId: '42',
-  resultsDir: dir,
-  header: {
-    run: '42',
-    attempt: 1,
-    call: '0123456789abcdef',
-    shard: null,
-    snapshot: null,
-    listing: null,
-    where: null,
-    plan: null,
-    canary: false,
-    signer: null
-  },
-  info: () => undefined,
-  ...overrides
-})
+const options = (overrides: Partial<RoutineOptions> = {}): RoutineOptions => routineOptions(dir, overrides)
 
 describe('runRoutine', () => {
   it.each([
