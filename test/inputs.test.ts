@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { getInputs as getInputsWith, Inputs, readInputs, reportMode } from '../src/inputs.js'
 import { call } from '../src/inputs/call.js'
-import { basicCredentials } from '../src/auth/client-secret.js'
+import { basicCredentials, clientSecretBasic } from '../src/auth/client-secret.js'
+import { Credentials } from '../src/auth/credentials.js'
+import { encodeHandoff, settingsOf } from '../src/auth/handoff.js'
 import { captureStdout, setInputs } from './helpers.js'
 
 /** getInputs with the call inputs' reader, as readInputs gives it to a step with a call. */
@@ -410,6 +412,72 @@ describe('the first hour: common mistakes get the advice that fits', () => {
     expect(() => getInputs()).toThrow(
       "Input auth-url ends in /oauth/token, which the action appends itself: give the identity provider's base URL (https://tenant.idp.test), or the whole endpoint as token-url"
     )
+  })
+})
+
+describe('getInputs by door', () => {
+  it('seals a token on the list door, and on the root one when seal-token or shard-size is given', () => {
+    setInputs(VALID)
+    expect([getInputs('list').sealToken, getInputs().sealToken, getInputs('root').sealToken]).toEqual([
+      true,
+      false,
+      false
+    ])
+    setInputs({ ...VALID, 'seal-token': 'true' })
+    expect(getInputs().sealToken).toBe(true)
+    setInputs({ ...VALID, 'shard-size': '50' })
+    expect([getInputs().sealToken, getInputs('report').sealToken]).toEqual([true, false])
+  })
+
+  it('hands the list on as a file only from the list door', () => {
+    setInputs({ ...VALID, 'targets-output': 'true' })
+    expect([getInputs('list').targetsOutput, getInputs().targetsOutput]).toEqual([false, true])
+    setInputs({ ...VALID, 'targets-output': 'false' })
+    expect(getInputs().targetsOutput).toBe(false)
+  })
+
+  it("takes a shard door's client and service from the sealed token, and no other door's", () => {
+    const auth: Credentials = {
+      clientId: 'client-9',
+      auth: clientSecretBasic('s'),
+      scope: 'read',
+      tokenUrl: new URL('https://idp.test/t'),
+      bodyFormat: 'form'
+    }
+    const sealed = encodeHandoff(settingsOf(auth, new URL('https://api.sealed.test/svc')), Buffer.alloc(48))
+    setInputs({ ...VALID, 'sealed-token': sealed })
+    const shard = getInputs('shard')
+    expect(shard.baseUrl.href).toBe('https://api.sealed.test/svc')
+    expect(shard.credentials).toMatchObject({ clientId: 'client-9', tokenUrl: new URL('https://idp.test/t') })
+    expect(getInputs().baseUrl.href).toBe('https://api.service.test/')
+  })
+})
+
+describe('routine inputs without a call', () => {
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+
+  it('names one given without call in a warning', () => {
+    setInputs({ ...VALID, 'call-body': '{}' })
+    getInputs()
+    expect(warnings()).toEqual([
+      '::warning::Input call-body is for a routine, and this step has no call input: it is not used. Add call, or remove it.\n'
+    ])
+  })
+
+  it('names several in one warning', () => {
+    setInputs({ ...VALID, 'call-waves': '1, 100%', 'target-label': 'name' })
+    getInputs()
+    expect(warnings()).toEqual([
+      '::warning::Inputs call-waves, target-label are for a routine, and this step has no call input: they are not used. Add call, or remove them.\n'
+    ])
+  })
+
+  it('says nothing of them with a call, or of their defaults without one', () => {
+    setInputs({ ...VALID, call: 'POST /v1/t/{id}', 'call-body': '{}' })
+    getInputs()
+    setInputs({ ...VALID, 'call-dry-run': 'false' })
+    getInputs()
+    expect(warnings()).toEqual([])
   })
 })
 

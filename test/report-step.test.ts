@@ -1,12 +1,15 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { recordSigner, RecordSigner } from '../src/auth/record-key.js'
 import { ReportInputs } from '../src/inputs/report.js'
 import { DEFAULT_FAIL_ON } from '../src/report/merge.js'
 import { callFingerprint, CallIdentity } from '../src/routine/fingerprint.js'
 import { LineFields, resultLine } from '../src/routine/lines.js'
+import { ResultsRecord } from '../src/routine/record.js'
+import { RecordHeader } from '../src/routine/record-format.js'
 import { reportEveryShard, reportStep } from '../src/report-step.js'
-import { captureStdout, readFileCommands, setInputs } from './helpers.js'
+import { captureStdout, plainHeader, readFileCommands, setInputs } from './helpers.js'
 
 const CALL = {
   method: 'POST',
@@ -205,5 +208,79 @@ describe('reportEveryShard', () => {
     expect(lines.filter(l => /^::(?!warning::|error::)/.test(l))).toEqual([])
     expect(errors()).toHaveLength(1)
     expect(outputs()).toMatchObject({ 'report-failed': '1' })
+  })
+})
+
+describe('reportEveryShard and the record', () => {
+  const warnings = () => written.filter(l => l.startsWith('::warning::'))
+  const KEY = recordSigner(Buffer.alloc(32, 7))
+  const OTHER_KEY = recordSigner(Buffer.alloc(32, 8))
+
+  /** A results file as a routine writes it: its header (run 222, attempt 1 unless given), its lines, sealed. */
+  function recorded(header: Partial<RecordHeader>, keys: string[], signer?: RecordSigner): void {
+    const folder = join(dir, 'results')
+    mkdirSync(folder, { recursive: true })
+    const fingerprint = callFingerprint(CALL)
+    const whole = { ...plainHeader('222'), call: fingerprint, signer: signer?.publicKey ?? null, ...header }
+    const record = new ResultsRecord({ dir: folder, info: () => undefined, header: whole, signer })
+    for (const key of keys) {
+      const line = resultLine(
+        { fingerprint, runAttempt: whole.attempt, shard: undefined },
+        { key, outcome: 'succeeded', status: 200, index: 0, target: { id: key } }
+      )
+      record.add(line, 'succeeded')
+    }
+    record.close()
+  }
+
+  it("counts this run's files and sets another run's aside with a warning, not a failure", async () => {
+    process.env.GITHUB_RUN_ID = '222'
+    recorded({}, ['a'])
+    recorded({ run: '111' }, ['b'])
+    await reportEveryShard(inputs({ call: CALL }), () => undefined)
+    expect(outputs()).toMatchObject({ 'report-targets': '1', 'report-succeeded': '1' })
+    expect(warnings()).toEqual([
+      expect.stringMatching(
+        /^::warning::1 results file was not counted \(report-from\), being of another workflow run: .*\(of run "111", not this run \(222\)\)/
+      )
+    ])
+    expect(errors()).toEqual([])
+  })
+
+  it('counts the files of an earlier attempt, and fails on a later one with no warning', async () => {
+    process.env.GITHUB_RUN_ATTEMPT = '3'
+    recorded({ attempt: 2 }, ['a'])
+    await reportEveryShard(inputs({ call: CALL }), () => undefined)
+    expect(outputs()).toMatchObject({ 'report-succeeded': '1' })
+    expect([warnings(), errors()]).toEqual([[], []])
+
+    rmSync(join(dir, 'results'), { recursive: true })
+    process.env.GITHUB_RUN_ATTEMPT = '1'
+    recorded({ attempt: 2 }, ['a'])
+    await reportEveryShard(inputs({ call: CALL }), () => undefined)
+    expect(warnings()).toEqual([])
+    expect(errors()).toEqual([expect.stringContaining('of a later run attempt than this one')])
+  })
+
+  it('warns once that signed files are not checked without record-key', async () => {
+    recorded({}, ['a'], KEY)
+    await reportEveryShard(inputs({ call: CALL }), () => undefined)
+    expect(outputs()).toMatchObject({ 'report-succeeded': '1' })
+    expect(warnings()).toEqual([
+      "::warning::The results files are signed with a record key, but record-key is not given: the report cannot tell the run's files " +
+        'from forged ones. Pass the listing job\'s record-key output to record-key (README, "Fan-out").\n'
+    ])
+  })
+
+  it('checks each file against record-key: its own counted, another key failing the step', async () => {
+    recorded({}, ['a'], KEY)
+    await reportEveryShard(inputs({ call: CALL, recordKey: KEY.publicKey }), () => undefined)
+    expect(outputs()).toMatchObject({ 'report-succeeded': '1' })
+    expect([warnings(), errors()]).toEqual([[], []])
+
+    recorded({}, ['b'], OTHER_KEY)
+    await reportEveryShard(inputs({ call: CALL, recordKey: KEY.publicKey }), () => undefined)
+    expect(warnings()).toEqual([])
+    expect(errors()).toEqual([expect.stringContaining('signed with another record key')])
   })
 })

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bearer } from '../src/auth/bearer.js'
@@ -7,7 +7,14 @@ import { getInputs as getInputsWith, Inputs } from '../src/inputs.js'
 import { call } from '../src/inputs/call.js'
 import { callFingerprint, idempotencyKey } from '../src/routine/fingerprint.js'
 import { planDigest } from '../src/routine/plan.js'
-import { callEveryTarget, callIdentity, RoutineSignals, targetsText, verifiedPlan } from '../src/routine-step.js'
+import {
+  callEveryTarget,
+  callIdentity,
+  RoutineSignals,
+  targetsText,
+  verifiedPlan,
+  wavePlan
+} from '../src/routine-step.js'
 import { RoutineSetup } from '../src/routine-setup.js'
 import { Collected } from '../src/targets/collect.js'
 import { TargetsFile } from '../src/targets/file.js'
@@ -123,6 +130,15 @@ describe('verifiedPlan', () => {
     const own = verifiedPlan(inputsWith(), DIGEST)
     expect(verifiedPlan(inputsWith({ 'plan-digest': own }), DIGEST)).toBe(own)
     expect(written.filter(l => l === approvedLine)).toHaveLength(1)
+  })
+
+  it('refuses a plan1 digest where the step chooses among targets it does not bind, whole', () => {
+    const plan1 = verifiedPlan(inputsWith(), DIGEST)
+    expect(() => verifiedPlan(inputsWith({ 'plan-digest': plan1 }), DIGEST, 'targets-where')).toThrow(
+      'Input plan-digest is a plan1 digest, made by an earlier version of this action, which binds the snapshot and the call but not targets-where: ' +
+        'no call was made. Plan again with this version (its plan-digest is plan2, which binds every call), and have that plan approved.'
+    )
+    expect(written).not.toContain(approvedLine)
   })
 
   it('throws, naming what moved, before any call when the approved plan is another', () => {
@@ -303,5 +319,83 @@ describe('callEveryTarget', () => {
     expect(sent).toHaveLength(0)
     expect(result.cancelled).toBe(true)
     expect(result.calls).toBe(0)
+  })
+})
+
+describe('wavePlan', () => {
+  const ranks = Uint32Array.from([50, 10, 40, 20])
+  const callWith = (extra: Record<string, string>) => inputsWith(extra).call!
+
+  it('is none without ranks, or without call-waves and call-canary', () => {
+    expect(wavePlan(callWith({ 'call-waves': '1, 100%' }), undefined)).toBeUndefined()
+    expect(wavePlan(callWith({ 'call-canary': '1' }), undefined)).toBeUndefined()
+    expect(wavePlan(callWith({}), ranks)).toBeUndefined()
+  })
+
+  it('places the lowest ranks first, the last size repeating', () => {
+    const plan = wavePlan(callWith({ 'call-waves': '1, 50%' }), ranks)!
+    expect(plan.counts).toEqual([1, 2, 1])
+    expect([...plan.waveOf]).toEqual([3, 1, 2, 2])
+  })
+
+  it('is one wave for a canary, the rest in none', () => {
+    expect([...wavePlan(callWith({ 'call-canary': '2' }), ranks)!.waveOf]).toEqual([0, 1, 0, 1])
+    const half = wavePlan(callWith({ 'call-canary': '50%' }), ranks)!
+    expect(half.counts).toEqual([2])
+  })
+
+  it('is no wave for a canary over no targets', () => {
+    const plan = wavePlan(callWith({ 'call-canary': '5' }), new Uint32Array(0))!
+    expect(plan.counts).toHaveLength(0)
+    expect(plan.waveOf).toHaveLength(0)
+  })
+
+  it('refuses more than 100 waves before any call, naming the sizes', () => {
+    const many = new Uint32Array(101).map((_, i) => i)
+    expect(wavePlan(callWith({ 'call-waves': '1' }), many.subarray(0, 100))!.counts).toHaveLength(100)
+    expect(() => wavePlan(callWith({ 'call-waves': '1' }), many)).toThrow(
+      'Input call-waves makes more than 100 waves of 101 targets (1): end it with a larger wave, such as 100%'
+    )
+  })
+})
+
+describe('callEveryTarget in waves', () => {
+  const written = captureStdout()
+  const headerOf = (path: string) => JSON.parse(readFileSync(path, 'utf8').split('\n')[0]) as Record<string, unknown>
+  const run = (extra: Record<string, string>, targets: Collected) =>
+    callEveryTarget(fake().transport, inputsWith(extra), {
+      bearer: bearer(),
+      targets,
+      ranks: Uint32Array.from([50, 10, 40, 20]),
+      resultsDir: dir,
+      signals: signals(),
+      onRecord: () => undefined
+    })
+  const four = () => collected([{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }])
+
+  it('says the waves, and records a listing with no canary', async () => {
+    const targets = four()
+    const result = await run({ 'call-waves': '1, 50%' }, targets)
+    expect(written).toContain('In 3 waves of 1, 2, 1 targets, each answered and checked before the next (call-waves)\n')
+    expect(headerOf(result.resultsFile)).toEqual(
+      expect.objectContaining({ listing: targets.digest, snapshot: null, canary: false })
+    )
+  })
+
+  it('says the canary, and records it and a snapshot', async () => {
+    const targets = { ...four(), from: 'snapshot' as const }
+    const result = await run({ 'call-canary': '2' }, targets)
+    expect(written).toContain(
+      'Canary: 2 of 4 targets, ranked as call-waves ranks them; the rest are left to the shards\n'
+    )
+    expect(written.join('')).not.toContain('(call-waves)\n')
+    expect(headerOf(result.resultsFile)).toEqual(
+      expect.objectContaining({ snapshot: targets.digest, listing: null, canary: true })
+    )
+  })
+
+  it('says no waves without them', async () => {
+    await run({}, four())
+    expect(written.join('')).not.toMatch(/Canary:|\(call-waves\)/)
   })
 })
