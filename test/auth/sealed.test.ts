@@ -1,7 +1,8 @@
-import { createPrivateKey, generateKeyPairSync } from 'node:crypto'
+import { createHash, createPrivateKey, generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { ClientAuth, Credentials } from '../../src/auth/credentials.js'
-import { binding, PREFIX, SCRYPT, Sealer, unseal } from '../../src/auth/sealed.js'
+import { encodeHandoff, settingsOf } from '../../src/auth/handoff.js'
+import { binding, PREFIX, runSalt, runSealKey, SCRYPT, Sealer, unseal } from '../../src/auth/sealed.js'
 import { clientSecretBasic, clientSecretPost } from '../../src/auth/client-secret.js'
 import { privateKeyJwt } from '../../src/auth/private-key-jwt.js'
 
@@ -220,5 +221,82 @@ describe('sealed tokens without a secret, or with bad contents', () => {
   it('says the contents are malformed when they hold no token', async () => {
     const empty = await new Sealer(credentials, baseUrl).seal({ ...contents, accessToken: '' })
     expect(await unseal(empty, credentials, baseUrl)).toEqual({ reason: 'its contents are malformed' })
+  })
+})
+
+describe("a run's seal key", () => {
+  /** The salt a seal starts with (after the m2m3. settings and a dot). */
+  const saltOf = (sealed: string) => Buffer.from(sealed.split('.')[2], 'base64url').subarray(0, 16)
+
+  it('salts with the run and every setting, the same in every job of the run', () => {
+    const salt = runSalt('4242', credentials, baseUrl)
+    const expected = createHash('sha256')
+      .update(`m2m run salt 1\n4242\n`)
+      .update(binding(credentials, baseUrl))
+      .digest()
+      .subarray(0, 16)
+    expect(salt.equals(expected)).toBe(true)
+    expect(runSalt('4242', credentials, baseUrl).equals(salt)).toBe(true)
+    expect(runSalt('4243', credentials, baseUrl).equals(salt)).toBe(false)
+    expect(runSalt('4242', credentials, new URL('https://api2.test/')).equals(salt)).toBe(false)
+  })
+
+  it("seals with the run's salt given a run id, and a random one without", async () => {
+    const [a, b] = await Promise.all([
+      new Sealer(credentials, baseUrl, '4242').seal(contents),
+      new Sealer(credentials, baseUrl, '4242').seal(contents)
+    ])
+    expect(saltOf(a).equals(runSalt('4242', credentials, baseUrl))).toBe(true)
+    expect(saltOf(b).equals(saltOf(a))).toBe(true)
+    expect(saltOf(await seal()).equals(saltOf(a))).toBe(false)
+  })
+
+  it("is the sealed token's key when it opens, told to onKey; else the run's own", async () => {
+    const listing = new Sealer(credentials, baseUrl, 'listing-run')
+    const sealed = await listing.seal(contents)
+    const told: Buffer[] = []
+    await unseal(sealed, credentials, baseUrl, key => told.push(key))
+    expect(told).toEqual([await listing.key])
+    expect(await runSealKey(credentials, baseUrl, 'shard-run', sealed)).toEqual(await listing.key)
+
+    const own = await new Sealer(credentials, baseUrl, 'shard-run').key
+    expect(await runSealKey(credentials, baseUrl, 'shard-run')).toEqual(own)
+    const other = { ...credentials, auth: clientSecretPost('secret-2') }
+    const untold: Buffer[] = []
+    await unseal(sealed, other, baseUrl, key => untold.push(key))
+    expect(untold).toHaveLength(0)
+    expect(await runSealKey(other, baseUrl, 'shard-run', sealed)).toEqual(
+      await new Sealer(other, baseUrl, 'shard-run').key
+    )
+  })
+})
+
+describe('sealed tokens that hold nothing to open', () => {
+  const noSecret: Credentials = {
+    ...credentials,
+    auth: {
+      method: 'github-oidc',
+      proof: async () => ({ headers: {}, fields: () => ({}) }),
+      keyMaterial: () => undefined,
+      bound: { method: 'github-oidc' },
+      proofInputs: 'none'
+    } satisfies ClientAuth
+  }
+
+  it('has no run key without a secret', async () => {
+    expect(await runSealKey(noSecret, baseUrl, '4242', await seal())).toBeUndefined()
+  })
+
+  it("says a listing job's handoff holds no token when it had no secret to seal one with", async () => {
+    const empty = encodeHandoff(settingsOf(credentials, baseUrl))
+    expect(await unseal(empty, credentials, baseUrl)).toEqual({
+      reason: 'it holds no token: the listing job had no secret to seal one with'
+    })
+  })
+
+  it('says why text that is no sealed token cannot be read, secret or not', async () => {
+    const reason = { reason: 'it is not a sealed token of this action' }
+    expect(await unseal('not-a-sealed-token', noSecret, baseUrl)).toEqual(reason)
+    expect(await unseal(`x${PREFIX}`, noSecret, baseUrl)).toEqual(reason)
   })
 })

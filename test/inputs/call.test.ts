@@ -1,6 +1,9 @@
 import { call } from '../../src/inputs/call.js'
 import { setInputs } from '../helpers.js'
 
+const PLAN1 = `plan1.${'a'.repeat(12)}.${'b'.repeat(8)}.${'c'.repeat(8)}.${'d'.repeat(8)}.${'e'.repeat(64)}`
+const PLAN2 = `plan2.5.${'a'.repeat(8)}.${`${'b'.repeat(8)}.`.repeat(6)}${'c'.repeat(64)}`
+
 describe('call inputs', () => {
   it('is absent without a call', () => {
     setInputs({})
@@ -63,7 +66,24 @@ describe('call inputs', () => {
     [{ 'call-canary': '5', 'call-waves': '1, 100%' }, 'Input call-canary calls one wave only: remove call-waves'],
     [{ 'list-targets': 'false' }, 'Input call has {id}, but with list-targets: false there is no target'],
     [{ 'call-dry-run': 'yes' }, 'Input call-dry-run must be true or false'],
-    [{ 'plan-digest': 'sha256:abc' }, 'Input plan-digest must be the plan-digest output of the plan step']
+    [{ 'plan-digest': 'sha256:abc' }, 'Input plan-digest must be the plan-digest output of the plan step'],
+    [
+      { 'plan-digest': 'plan3.abc' },
+      "Input plan-digest is a plan3 digest, made by a newer version of this action than this step runs (it reads plan2, and plan1 before it): upgrade this step's action to the version of the plan step"
+    ],
+    [{ 'plan-digest': 'plan10.abc' }, 'Input plan-digest is a plan10 digest, made by a newer version'],
+    [{ 'plan-digest': 'plan2.abc' }, 'Input plan-digest must be the plan-digest output of the plan step (plan2. and'],
+    [{ 'plan-digest': 'xplan3.abc' }, 'Input plan-digest must be the plan-digest output of the plan step'],
+    [{ 'call-accept': '1404' }, 'Input call-accept must be HTTP statuses'],
+    [{ 'call-accept': '4040' }, 'Input call-accept must be HTTP statuses'],
+    [
+      { 'plan-from': '/tmp/plan/results.jsonl' },
+      "Input plan-from is the plan job's results file, checked against the approved plan: give plan-digest (a plan2 digest) too, or remove plan-from"
+    ],
+    [
+      { 'plan-from': '/tmp/plan/results.jsonl', 'plan-digest': PLAN1 },
+      "Input plan-from is the plan job's results file, checked against the approved plan"
+    ]
   ])('refuses %j', (extra, message) => {
     setInputs({ call: 'PUT /v1/t/{id}', ...extra })
     expect(() => call('list-targets')).toThrow(message)
@@ -102,6 +122,26 @@ describe('call inputs', () => {
     })
     setInputs({ call: 'PUT /v1/t/{id}', 'call-canary': '2.5%' })
     expect(call('list-targets')).toMatchObject({ canary: { percent: 2.5 }, waves: undefined })
+  })
+
+  it('reads plan-from beside a plan2 plan-digest, target-label, and a canary with spaces around it', () => {
+    setInputs({
+      call: 'PUT /v1/t/{id}',
+      'plan-digest': PLAN2,
+      'plan-from': '/tmp/plan/results.jsonl',
+      'target-label': 'name',
+      'call-canary': ' 5 '
+    })
+    expect(call('list-targets')).toMatchObject({
+      planDigest: PLAN2,
+      planFrom: '/tmp/plan/results.jsonl',
+      nameField: 'name',
+      canary: { count: 5 }
+    })
+    setInputs({ call: 'PUT /v1/t/{id}' })
+    const plain = call('list-targets')!
+    expect([plain.planFrom, plain.nameField]).toEqual([undefined, undefined])
+    expect('nameField' in plain).toBe(true)
   })
 
   it('makes one call as written without targets when it has no placeholder', () => {

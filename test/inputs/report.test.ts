@@ -1,3 +1,4 @@
+import { recordSigner } from '../../src/auth/record-key.js'
 import { reportInputs } from '../../src/inputs/report.js'
 import { callFingerprint } from '../../src/routine/fingerprint.js'
 import { captureStdout, setInputs } from '../helpers.js'
@@ -99,6 +100,18 @@ describe('report inputs', () => {
     const call = reportInputs()?.call
     expect(call).toMatchObject({ method: 'POST', path: '/v1/t/{id}', body: '' })
     expect(call?.baseUrl.href).toBe('https://api.example.test/')
+  })
+
+  it("takes record-key, the listing job's output, and nothing in its place when it is not given", () => {
+    const key = recordSigner(Buffer.alloc(32, 3)).publicKey
+    setInputs({ 'report-from': 'r', 'record-key': key })
+    expect(reportInputs()?.recordKey).toBe(key)
+    setInputs({ 'report-from': 'r' })
+    expect(reportInputs()?.recordKey).toBeUndefined()
+    setInputs({ 'report-from': 'r', 'record-key': `${key}x` })
+    expect(() => reportInputs()).toThrow(
+      `Input record-key must be the record-key output of the listing job (m2mrk1. and 43 characters), got "${key}x"`
+    )
   })
 
   it('says why base-url is needed with a call', () => {
