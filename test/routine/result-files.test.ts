@@ -149,6 +149,30 @@ describe('eachLine', () => {
     expect(lines(Buffer.from([0xef, 0xbb, 0xbe, 0x61]))[0][0]).not.toBe('a')
   })
 
+  it('drops a file that is only a byte-order mark, and no three bytes that are not one', () => {
+    expect(lines(Buffer.from([0xef, 0xbb, 0xbf]))).toEqual([])
+    for (const head of [
+      [0x41, 0xbb, 0xbf],
+      [0xef, 0x41, 0xbf],
+      [0xef, 0xbb, 0x41]
+    ]) {
+      const [[text]] = lines(Buffer.from([...head, 0x62]))
+      expect(text).not.toBe('b')
+      expect(text).toMatch(/A.*b$/)
+    }
+  })
+
+  it('takes a line of the bound exactly in UTF-8, and a last line without LF of the bound exactly', () => {
+    expect(lines('\u00e9'.repeat(5) + '\nb', 10)).toEqual([
+      ['\u00e9'.repeat(5), 1, false],
+      ['b', 2, true]
+    ])
+    expect(lines(`ok\n${'x'.repeat(10)}`, 10)).toEqual([
+      ['ok', 1, false],
+      ['x'.repeat(10), 2, true]
+    ])
+  })
+
   it(`takes a line of ${MAX_LINE_BYTES} bytes, and refuses a longer one, whether it ends the file or not`, () => {
     expect(lines(`${'x'.repeat(10)}\nabc`, 10)).toEqual([
       ['x'.repeat(10), 1, false],
