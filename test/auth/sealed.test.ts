@@ -21,6 +21,17 @@ const contents = {
   expiresAtMs: 1_800_000_000_000
 }
 const seal = (c: Credentials = credentials, base: URL = baseUrl) => new Sealer(c, base).seal(contents)
+/** A client-auth that holds no secret to seal or open with (github-oidc). */
+const noSecret: Credentials = {
+  ...credentials,
+  auth: {
+    method: 'github-oidc',
+    proof: async () => ({ headers: {}, fields: () => ({}) }),
+    keyMaterial: () => undefined,
+    bound: { method: 'github-oidc' },
+    proofInputs: 'none'
+  } satisfies ClientAuth
+}
 
 describe('sealed tokens', () => {
   it('round-trips with the same secret and settings', async () => {
@@ -168,17 +179,6 @@ describe('sealed tokens', () => {
 })
 
 describe('sealed tokens without a secret, or with bad contents', () => {
-  const noSecret: Credentials = {
-    ...credentials,
-    auth: {
-      method: 'github-oidc',
-      proof: async () => ({ headers: {}, fields: () => ({}) }),
-      keyMaterial: () => undefined,
-      bound: { method: 'github-oidc' },
-      proofInputs: 'none'
-    } satisfies ClientAuth
-  }
-
   it('refuses to seal with a client-auth that holds no secret', async () => {
     await expect(new Sealer(noSecret, baseUrl).seal(contents)).rejects.toThrow(
       'client-auth github-oidc holds no secret to seal with'
@@ -272,17 +272,6 @@ describe("a run's seal key", () => {
 })
 
 describe('sealed tokens that hold nothing to open', () => {
-  const noSecret: Credentials = {
-    ...credentials,
-    auth: {
-      method: 'github-oidc',
-      proof: async () => ({ headers: {}, fields: () => ({}) }),
-      keyMaterial: () => undefined,
-      bound: { method: 'github-oidc' },
-      proofInputs: 'none'
-    } satisfies ClientAuth
-  }
-
   it('has no run key without a secret', async () => {
     expect(await runSealKey(noSecret, baseUrl, '4242', await seal())).toBeUndefined()
   })
